@@ -1,0 +1,63 @@
+import Foundation
+
+extension StorableConfig {
+    private static let defaultStoreStorage = Locked<(any ConfigStore)?>(nil)
+    private static let errorHandlerStorage = Locked<@Sendable (StorableConfigError) -> Void>(printToStandardError)
+
+    /// The store used by ``init()``.
+    ///
+    /// Unless you set another first, it is `UserDefaults.standard` on Apple platforms, and elsewhere a
+    /// ``JSONFileStore`` at `$XDG_CONFIG_HOME/<defaultNamespace>/settings.json` (`~/.config/…` when
+    /// `XDG_CONFIG_HOME` is not set): UserDefaults on Linux keeps nothing unless it is synchronized, and
+    /// loses data to a corrupt or concurrently written file, which the JSON file store guards against.
+    /// If that file cannot be used, the problem is reported and the settings live in memory.
+    ///
+    /// Set it at start-up, before the first config is created, to choose another store for the process.
+    public static var defaultStore: any ConfigStore {
+        get {
+            defaultStoreStorage.withLock { store in
+                if let store { return store }
+                let created = makeDefaultStore()
+                store = created
+                return created
+            }
+        }
+        set { defaultStoreStorage.withLock { $0 = newValue } }
+    }
+
+    /// Receives every problem that reading or writing a setting meets: a stored value of the wrong type, a
+    /// failed write, a corrupt file moved aside.
+    ///
+    /// The default prints the error's description to standard error. Replace it to log elsewhere:
+    ///
+    /// ```swift
+    /// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
+    /// ```
+    public static var errorHandler: @Sendable (StorableConfigError) -> Void {
+        get { errorHandlerStorage.withLock { $0 } }
+        set { errorHandlerStorage.withLock { $0 = newValue } }
+    }
+
+    static func report(_ error: StorableConfigError) {
+        errorHandler(error)
+    }
+
+    private static func printToStandardError(_ error: StorableConfigError) {
+        FileHandle.standardError.write(Data("StorableConfig: \(error)\n".utf8))
+    }
+
+    private static func makeDefaultStore() -> any ConfigStore {
+        #if canImport(Darwin)
+        return UserDefaultsStore(.standard)
+        #else
+        do {
+            return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: defaultNamespace))
+        } catch let error as StorableConfigError {
+            report(error)
+        } catch {
+            report(.fileUnusable(path: JSONFileStore.defaultURL(namespace: defaultNamespace).path, reason: "\(error)"))
+        }
+        return InMemoryStore()
+        #endif
+    }
+}

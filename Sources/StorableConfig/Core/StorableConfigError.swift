@@ -1,0 +1,65 @@
+import Foundation
+
+/// A problem with a setting, a stored value or a store's file, described in a full sentence that names the
+/// key, class, property or path involved.
+///
+/// Reading a setting never throws. Problems found while loading or writing a setting are passed to
+/// ``StorableConfig/errorHandler`` (which prints them to standard error unless you replace it); stores'
+/// initialisers and ``StorableConfig/reload()`` throw them.
+///
+/// ```swift
+/// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
+/// ```
+public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The value stored for `key` is not a `expectedType`; the setting reads as its default, and the stored
+    /// value is left untouched until the setting is assigned.
+    case typeMismatch(key: String, expectedType: String, found: StoredValue, reason: String)
+    /// The value assigned to `key` could not be converted to its stored form; it is kept in memory only.
+    case encodingFailed(key: String, reason: String)
+    /// The store failed to read `key`; the setting reads as its default.
+    case readFailed(key: String, reason: String)
+    /// The store failed to write `key`; the assigned value is kept in memory and the store is unchanged.
+    case writeFailed(key: String, reason: String)
+    /// The store failed to reload from its storage.
+    case reloadFailed(store: String, reason: String)
+    /// A config class declares a setting that cannot work; raised when the class is first used.
+    case invalidDeclaration(className: String, property: String, reason: String)
+    /// A store's file could not be used.
+    case fileUnusable(path: String, reason: String)
+    /// A store's file did not parse; it was moved aside to `movedTo`, so its bytes can still be recovered.
+    case corruptFileQuarantined(path: String, movedTo: String, reason: String)
+
+    /// The key, if the error concerns one setting.
+    public var key: String? {
+        switch self {
+        case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
+            .writeFailed(let key, _):
+            key
+        default: nil
+        }
+    }
+
+    /// A full sentence describing the problem and what happened to the value.
+    public var description: String {
+        switch self {
+        case .typeMismatch(let key, let expectedType, let found, let reason):
+            "The value stored for '\(key)' is not a \(expectedType) (\(reason)); the setting reads as its "
+                + "default and the stored value \(found) is left in place until the setting is assigned."
+        case .encodingFailed(let key, let reason):
+            "The value assigned to '\(key)' cannot be stored (\(reason)); it is kept in memory only."
+        case .readFailed(let key, let reason):
+            "Reading '\(key)' from the store failed (\(reason)); the setting reads as its default."
+        case .writeFailed(let key, let reason):
+            "Writing '\(key)' to the store failed (\(reason)); the new value is kept in memory only."
+        case .reloadFailed(let store, let reason):
+            "Reloading \(store) failed (\(reason)); the settings keep their current values."
+        case .invalidDeclaration(let className, let property, let reason):
+            "Invalid StorableConfig declaration \(className).\(property): \(reason)."
+        case .fileUnusable(let path, let reason):
+            "The settings file \(path) cannot be used: \(reason)."
+        case .corruptFileQuarantined(let path, let movedTo, let reason):
+            "The settings file \(path) is not valid JSON (\(reason)); it was moved to \(movedTo) so that "
+                + "nothing is lost, and the settings start from their defaults."
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// What reflection found in a config class: its settings' names and keys, validated once per class.
+final class ConfigSchema: Sendable {
+    let names: [String]
+    let keys: [String]
+    let indexByKey: [String: Int]
+
+    static let empty = ConfigSchema(names: [], keys: [])
+
+    private init(names: [String], keys: [String]) {
+        self.names = names
+        self.keys = keys
+        var indexByKey: [String: Int] = [:]
+        for (index, key) in keys.enumerated() { indexByKey[key] = index }
+        self.indexByKey = indexByKey
+    }
+
+    private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])
+
+    /// Returns the schema of `type`, building and validating it the first time the class is used.
+    /// - Throws: ``StorableConfigError/invalidDeclaration(className:property:reason:)`` for two settings with
+    ///   one key or a setting whose declared default cannot be stored and read back.
+    static func schema(for type: StorableConfig.Type, settings: [ReflectedSetting]) throws -> ConfigSchema {
+        let identifier = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
+            return cached
+        }
+        let className = String(describing: type)
+        let prefix = "\(type.namespace).\(type.configName)."
+        var keys: [String] = []
+        var declarerByKey: [String: ReflectedSetting] = [:]
+        for reflected in settings {
+            let key = prefix + reflected.name
+            if let earlier = declarerByKey[key] {
+                throw StorableConfigError.invalidDeclaration(
+                    className: className, property: reflected.name,
+                    reason: "its key '\(key)' is already the key of the setting '\(earlier.name)' declared in "
+                        + "\(earlier.declaringClass); rename one of them, since one key can hold only one value")
+            }
+            if let problem = reflected.setting.declarationProblem() {
+                throw StorableConfigError.invalidDeclaration(
+                    className: className, property: reflected.name, reason: problem)
+            }
+            declarerByKey[key] = reflected
+            keys.append(key)
+        }
+        let schema = ConfigSchema(names: settings.map(\.name), keys: keys)
+        cache.withLock { $0[identifier] = schema }
+        return schema
+    }
+}

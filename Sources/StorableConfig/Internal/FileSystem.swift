@@ -1,0 +1,188 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The POSIX file operations behind ``JSONFileStore``: atomic replacement, advisory locks, identity stamps.
+enum FileSystem {
+    /// An operation on a path that failed, with the system's reason.
+    struct Failure: Error, CustomStringConvertible {
+        var path: String
+        var reason: String
+        var description: String { reason }
+
+        init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+
+        init(path: String, operation: String, errno code: Int32) {
+            self.path = path
+            reason = "\(operation) failed: \(String(cString: strerror(code)))" + FileSystem.advice(for: code)
+        }
+    }
+
+    /// What a person can do about an error number, as a clause to append to the reason.
+    static func advice(for code: Int32) -> String {
+        switch code {
+        case EACCES, EPERM: "; check the permissions of the file and its directory, or choose another path"
+        case EROFS: "; the file system is read-only, so choose a path on a writable one"
+        case ENOSPC, EDQUOT: "; free some disk space, then assign the setting again"
+        case ENOTDIR: "; a component of the path is a file, not a directory"
+        case EISDIR: "; give the path of a file, not of a directory"
+        default: ""
+        }
+    }
+
+    /// Identifies one version of a file: a rename or an edit changes it.
+    struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modifiedSeconds: Int64
+        var modifiedNanoseconds: Int64
+    }
+
+    enum Kind {
+        case missing
+        case file(Stamp, permissions: mode_t)
+        case directory
+        case other
+    }
+
+    static func kind(ofPath path: String) throws -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT { return .missing }
+            throw Failure(path: path, operation: "stat", errno: code)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG:
+            #if canImport(Darwin)
+            let modified = info.st_mtimespec
+            #else
+            let modified = info.st_mtim
+            #endif
+            let stamp = Stamp(
+                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
+            return .file(stamp, permissions: info.st_mode & 0o777)
+        default: return .other
+        }
+    }
+
+    /// Reads a whole file, or returns `nil` if it does not exist.
+    static func contents(ofPath path: String) throws -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw Failure(path: path, operation: "open for reading", errno: code)
+        }
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, operation: "read", errno: errno)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Creates `path` and its missing parents as directories.
+    static func createDirectory(atPath path: String) throws {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            if case .directory = try kind(ofPath: path) { return }
+            throw Failure(path: path, reason: "creating the directory failed: \(error.localizedDescription)")
+        }
+    }
+
+    private static let temporaryCounter = Locked<UInt64>(0)
+
+    /// Replaces the file at `path` with `data` so that a crash at any instant leaves either the old or the
+    /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and
+    /// flush the directory.
+    static func replaceFile(atPath path: String, with data: Data, permissions: mode_t) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let serial = temporaryCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
+        let temporary = (directory as NSString).appendingPathComponent(".\(name).\(getpid()).\(serial).tmp")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        guard descriptor >= 0 else { throw Failure(path: path, operation: "creating a temporary file", errno: errno) }
+        var succeeded = false
+        defer {
+            if !succeeded { unlink(temporary) }
+        }
+        do {
+            defer { close(descriptor) }
+            // The mode given to open() is masked by the umask; settings files keep the mode asked for.
+            fchmod(descriptor, permissions)
+            try data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw Failure(path: path, operation: "write", errno: errno)
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
+        }
+        guard rename(temporary, path) == 0 else { throw Failure(path: path, operation: "rename", errno: errno) }
+        succeeded = true
+        let directoryDescriptor = open(directory, O_RDONLY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file that is never replaced
+    /// (a lock on the data file itself would not survive the rename that replaces it).
+    static func withExclusiveLock<Result>(onPath lockPath: String, _ body: () throws -> Result) throws -> Result {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Failure(path: lockPath, operation: "opening the lock file", errno: errno) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw Failure(path: lockPath, operation: "flock", errno: errno) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
+    /// Moves a file aside to a dated name beside it and returns the new path.
+    static func quarantine(path: String, date: Date = Date()) throws -> String {
+        let stamp = ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate:
+            date.timeIntervalSinceReferenceDate.rounded(.down)))
+            .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+        var destination = "\(path).corrupt-\(stamp)"
+        var attempt = 1
+        while access(destination, F_OK) == 0 {
+            attempt += 1
+            destination = "\(path).corrupt-\(stamp)-\(attempt)"
+        }
+        guard rename(path, destination) == 0 else {
+            throw Failure(path: path, operation: "moving the corrupt file aside", errno: errno)
+        }
+        return destination
+    }
+}

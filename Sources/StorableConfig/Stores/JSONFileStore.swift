@@ -1,0 +1,258 @@
+import Foundation
+
+/// A store that keeps settings in a JSON file that people can read and edit.
+///
+/// The file holds one flat object, keys sorted, pretty-printed; values are natural JSON (a struct is an
+/// object, a date is ISO 8601 text, data is base64):
+///
+/// ```json
+/// {
+///   "storable-config-demo.AppConfig.isFirstLaunch": false,
+///   "storable-config-demo.TwitterConfig.userName": "nkysu1"
+/// }
+/// ```
+///
+/// ```swift
+/// let store = try JSONFileStore(url: URL(fileURLWithPath: "/etc/myapp/settings.json"))
+/// let config = AppConfig(store: store)
+/// ```
+///
+/// Every write is durable and atomic when it returns: the new file is written beside the old one, flushed
+/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. Writes from several
+/// processes are serialized by an advisory lock on a side file (`settings.json.lock`), and each merges its
+/// change into the file as it is on disk, so no process overwrites another's keys with stale values. Keys
+/// that no config declares are kept as they are.
+///
+/// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
+/// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
+/// error naming the path; the change stays in memory and is written with the next write that succeeds.
+public final class JSONFileStore: ConfigStore, CustomStringConvertible {
+    /// The file's location.
+    public let url: URL
+    private let file: JSONFile
+
+    /// Opens the settings file at `url`, which need not exist yet.
+    ///
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the path is a directory or cannot be
+    ///   read. A file that does not parse is not an error: it is moved aside and reported.
+    public init(url: URL) throws {
+        self.url = url.standardizedFileURL
+        file = try JSONFile.open(path: self.url.path)
+    }
+
+    /// Opens the settings file at the platform's place for `namespace`: see ``defaultURL(namespace:)``.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does.
+    public convenience init(namespace: String) throws {
+        try self.init(url: JSONFileStore.defaultURL(namespace: namespace))
+    }
+
+    /// Where settings files live on this platform: `$XDG_CONFIG_HOME/<namespace>/settings.json`, or
+    /// `~/.config/<namespace>/settings.json` when `XDG_CONFIG_HOME` is not set, on Linux; Application
+    /// Support on Apple platforms.
+    public static func defaultURL(namespace: String) -> URL {
+        #if canImport(Darwin)
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #else
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            base = URL(fileURLWithPath: configHome, isDirectory: true)
+        } else {
+            // NSHomeDirectory() ignores $HOME on Linux; people expect HOME=/tmp/x to move their settings.
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
+        }
+        #endif
+        return base.appendingPathComponent(namespace, isDirectory: true).appendingPathComponent("settings.json")
+    }
+
+    /// Every key and value in the file, as last read or written.
+    public var allValues: [String: StoredValue] {
+        file.allValues
+    }
+
+    /// Returns the value stored for `key`, from memory.
+    public func value(forKey key: String) -> StoredValue? {
+        file.value(forKey: key)
+    }
+
+    /// Returns the values stored for `keys`, from memory.
+    public func values(forKeys keys: [String]) -> [String: StoredValue] {
+        file.values(forKeys: keys)
+    }
+
+    /// Stores `value` for `key` and writes the file before returning.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func setValue(_ value: StoredValue, forKey key: String) throws {
+        try file.apply([key: value])
+    }
+
+    /// Removes `key` and writes the file before returning.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func removeValue(forKey key: String) throws {
+        try file.apply([key: StoredValue?.none])
+    }
+
+    /// Applies all `changes` in one write: one lock, one rename.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func apply(_ changes: [String: StoredValue?]) throws {
+        try file.apply(changes)
+    }
+
+    /// Re-reads the file if another process or a person changed it.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be read.
+    public func reload() throws {
+        try file.reload()
+    }
+
+    /// The state shared by every store for this file in the process.
+    public var storageIdentity: AnyObject { file }
+
+    /// "JSON file <path>".
+    public var description: String { "JSON file \(url.path)" }
+}
+
+/// The in-process state of one settings file, shared by every ``JSONFileStore`` for its path.
+final class JSONFile: @unchecked Sendable {
+    let path: String
+    private let lockPath: String
+    // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
+    private let lock = Lock()
+    private var values: [String: StoredValue] = [:]
+    private var unwritten: [String: StoredValue?] = [:]
+    private var stamp: FileSystem.Stamp?
+
+    private struct WeakFile {
+        weak var file: JSONFile?
+    }
+
+    private static let openFiles = Locked<[String: WeakFile]>([:])
+
+    static func open(path: String) throws -> JSONFile {
+        try openFiles.withLock { files in
+            if let file = files[path]?.file { return file }
+            let file = try JSONFile(path: path)
+            files = files.filter { $0.value.file != nil }
+            files[path] = WeakFile(file: file)
+            return file
+        }
+    }
+
+    private init(path: String) throws {
+        self.path = path
+        lockPath = path + ".lock"
+        try failing(on: path) {
+            switch try FileSystem.kind(ofPath: path) {
+            case .directory:
+                throw FileSystem.Failure(path: path, reason: "it is a directory; give the path of a file")
+            case .other:
+                throw FileSystem.Failure(path: path, reason: "it is not a regular file")
+            case .missing, .file:
+                try readFromDisk()
+            }
+        }
+    }
+
+    var allValues: [String: StoredValue] {
+        lock.withLock { values }
+    }
+
+    func value(forKey key: String) -> StoredValue? {
+        lock.withLock { values[key] }
+    }
+
+    func values(forKeys keys: [String]) -> [String: StoredValue] {
+        lock.withLock {
+            var result: [String: StoredValue] = [:]
+            for key in keys {
+                if let value = values[key] { result[key] = value }
+            }
+            return result
+        }
+    }
+
+    func apply(_ changes: [String: StoredValue?]) throws {
+        try lock.withLock {
+            for (key, value) in changes {
+                values[key] = value
+                unwritten[key] = .some(value)
+            }
+            try failing(on: path) {
+                let directory = (path as NSString).deletingLastPathComponent
+                if case .missing = try FileSystem.kind(ofPath: directory) {
+                    try FileSystem.createDirectory(atPath: directory)
+                }
+                try FileSystem.withExclusiveLock(onPath: lockPath) {
+                    // Merge into the file as it is now, so that other processes' writes survive.
+                    try readFromDisk()
+                    var permissions: mode_t = 0o600
+                    if case .file(_, let existing) = try FileSystem.kind(ofPath: path) {
+                        // The mode bits say what the user meant, also for root, whom access(2) lets write.
+                        guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
+                            throw FileSystem.Failure(
+                                path: path, reason: "the file is read-only; make it writable to change settings")
+                        }
+                        permissions = existing
+                    }
+                    var text = JSONText.data(from: .dictionary(values), pretty: true)
+                    text.append(0x0A)
+                    try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
+                    unwritten = [:]
+                    if case .file(let newStamp, _) = try FileSystem.kind(ofPath: path) { stamp = newStamp }
+                }
+            }
+        }
+    }
+
+    func reload() throws {
+        try lock.withLock {
+            try failing(on: path) { try readFromDisk() }
+        }
+    }
+
+    /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
+    /// top. Called with `lock` held.
+    private func readFromDisk() throws {
+        let kind = try FileSystem.kind(ofPath: path)
+        switch kind {
+        case .file(let current, _) where current == stamp:
+            return
+        case .missing:
+            stamp = nil
+            values = [:]
+        case .file(let current, _):
+            guard let data = try FileSystem.contents(ofPath: path) else {
+                stamp = nil
+                values = [:]
+                break
+            }
+            do {
+                guard case .dictionary(let members) = try JSONText.parse(data) else {
+                    throw JSONText.SyntaxError(message: "the top level is not a JSON object", offset: 0)
+                }
+                values = members
+                stamp = current
+            } catch let error as JSONText.SyntaxError {
+                let reason = data.isEmpty ? "the file is empty" : error.description
+                let movedTo = try FileSystem.quarantine(path: path)
+                StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
+                // Keep what this process last knew; the next write puts it back on disk.
+                stamp = nil
+            }
+        default:
+            throw FileSystem.Failure(path: path, reason: "it is no longer a regular file")
+        }
+        for (key, value) in unwritten {
+            values[key] = value
+        }
+    }
+}
+
+/// Runs `body`, turning a file-system failure into the package's error for `path`.
+private func failing<Result>(on path: String, _ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let failure as FileSystem.Failure {
+        throw StorableConfigError.fileUnusable(path: failure.path, reason: failure.reason)
+    }
+}

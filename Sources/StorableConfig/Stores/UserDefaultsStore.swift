@@ -1,0 +1,178 @@
+import Foundation
+
+/// A store that keeps settings in `UserDefaults`, where other code reading the same keys sees plain
+/// property-list values: a string as a string, an array as an array.
+///
+/// ```swift
+/// let config = AppConfig(store: UserDefaultsStore(.standard))
+/// UserDefaults.standard.string(forKey: config.$userName.key)  // what config.userName holds
+/// ```
+///
+/// How values are kept:
+/// - Booleans, integers, doubles, strings, data, arrays and dictionaries as themselves; a `Float` as the
+///   `Double` nearest its decimal text (0.1, not 0.10000000149011612); a `URL` as its absolute string.
+/// - A `Date` as a date on Apple platforms; on Linux as ISO 8601 text with full precision, because the
+///   property-list file of corelibs Foundation cuts dates to whole seconds.
+/// - An explicit "no value" (`nil` assigned to an optional whose default is not `nil`) as the string
+///   ``nullMarker``, since property lists have no null.
+///
+/// On Linux, corelibs `UserDefaults` writes nothing to disk until `synchronize()` is called, so this store
+/// synchronizes after every write: a value set survives the process's exit.
+public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomStringConvertible {
+    /// The string stored for an explicit "no value".
+    public static let nullMarker = "<StorableConfig.null>"
+
+    /// The defaults database this store reads and writes.
+    public let defaults: UserDefaults
+
+    /// Creates a store over `defaults`.
+    public init(_ defaults: UserDefaults) {
+        self.defaults = defaults
+    }
+
+    /// Creates a store over `UserDefaults.standard`.
+    public convenience init() {
+        self.init(.standard)
+    }
+
+    /// Creates a store over the defaults suite named `suiteName`, or returns `nil` if UserDefaults refuses
+    /// the name.
+    public convenience init?(suiteName: String) {
+        guard let defaults = UserDefaults(suiteName: suiteName) else { return nil }
+        self.init(defaults)
+    }
+
+    /// Returns the value stored for `key`.
+    public func value(forKey key: String) -> StoredValue? {
+        defaults.object(forKey: key).flatMap(Self.storedValue(from:))
+    }
+
+    /// Stores `value` for `key`.
+    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the value could not be saved.
+    public func setValue(_ value: StoredValue, forKey key: String) throws {
+        defaults.set(Self.propertyListValue(from: value), forKey: key)
+        try persist(key: key)
+    }
+
+    /// Removes the value stored for `key`.
+    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the removal could not be saved.
+    public func removeValue(forKey key: String) throws {
+        defaults.removeObject(forKey: key)
+        try persist(key: key)
+    }
+
+    /// Applies all `changes`, then saves once.
+    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
+    public func apply(_ changes: [String: StoredValue?]) throws {
+        for (key, value) in changes {
+            if let value {
+                defaults.set(Self.propertyListValue(from: value), forKey: key)
+            } else {
+                defaults.removeObject(forKey: key)
+            }
+        }
+        if let key = changes.keys.sorted().first { try persist(key: key) }
+    }
+
+    /// Re-reads the defaults database, so that other processes' writes become visible.
+    public func reload() {
+        defaults.synchronize()
+    }
+
+    /// The `UserDefaults` object: stores over the same object share changes at once.
+    public var storageIdentity: AnyObject { defaults }
+
+    /// "UserDefaults".
+    public var description: String {
+        defaults === UserDefaults.standard ? "UserDefaults.standard" : "UserDefaults"
+    }
+
+    private func persist(key: String) throws {
+        #if !canImport(Darwin)
+        guard defaults.synchronize() else {
+            throw StorableConfigError.writeFailed(
+                key: key, reason: "UserDefaults could not save its property-list file under ~/.config")
+        }
+        #endif
+    }
+
+    // MARK: Conversion
+
+    static func propertyListValue(from value: StoredValue) -> Any {
+        switch value {
+        case .null: return nullMarker
+        case .bool(let flag): return flag
+        case .int(let number): return Int(exactly: number) ?? number
+        case .uint(let number): return number
+        case .double(let number): return number
+        case .string(let text): return text
+        case .data(let bytes): return bytes
+        case .date(let date):
+            #if canImport(Darwin)
+            return date
+            #else
+            return ISO8601Timestamp.string(from: date)
+            #endif
+        case .array(let items): return items.map(propertyListValue(from:))
+        case .dictionary(let members): return members.mapValues(propertyListValue(from:))
+        }
+    }
+
+    static func storedValue(from object: Any) -> StoredValue? {
+        #if canImport(Darwin)
+        if let number = object as? NSNumber, !(object is String) {
+            if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+            switch String(cString: number.objCType) {
+            case "f", "d": return .double(number.doubleValue)
+            case "Q": return .integer(number.uint64Value)
+            default: return .int(number.int64Value)
+            }
+        }
+        #endif
+        switch object {
+        // On Linux a stored integer is not a Bool and a stored Bool is not an integer, so order is safe.
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(Int64(number))
+        case let number as Int64: return .int(number)
+        case let number as UInt64: return .integer(number)
+        case let number as Int32: return .int(Int64(number))
+        case let number as UInt32: return .int(Int64(number))
+        case let number as Int16: return .int(Int64(number))
+        case let number as UInt16: return .int(Int64(number))
+        case let number as Int8: return .int(Int64(number))
+        case let number as UInt8: return .int(Int64(number))
+        case let number as UInt: return .integer(UInt64(number))
+        case let number as Double: return .double(number)
+        case let number as Float: return .double(Double(number))
+        case let text as String: return text == nullMarker ? .null : .string(text)
+        case let bytes as Data: return .data(bytes)
+        case let date as Date: return .date(date)
+        case let url as URL: return .string(url.absoluteString)
+        case let items as [Any]:
+            var result: [StoredValue] = []
+            for item in items {
+                guard let unwrapped = unwrapOptional(item), let value = storedValue(from: unwrapped) else {
+                    result.append(.null)
+                    continue
+                }
+                result.append(value)
+            }
+            return .array(result)
+        case let members as [String: Any]:
+            var result: [String: StoredValue] = [:]
+            for (key, member) in members {
+                guard let unwrapped = unwrapOptional(member) else { continue }
+                result[key] = storedValue(from: unwrapped)
+            }
+            return .dictionary(result)
+        default: return nil
+        }
+    }
+
+    /// Corelibs Foundation returns nested values as `Optional<Any>` boxed in `Any`.
+    private static func unwrapOptional(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.map { unwrapOptional($0.value) } ?? nil
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The stored form of a setting: the property-list-like values every ``ConfigStore`` can hold.
+///
+/// A setting's Swift value is converted to a `StoredValue` before it reaches a store, and back when it is
+/// loaded. Stores never see Swift types, so a store only has to hold these few cases, and a store written by
+/// you (a mock, a remote store) needs no knowledge of the settings that use it.
+///
+/// ```swift
+/// let store = InMemoryStore()
+/// try store.setValue(.string("nkysu1"), forKey: "com.example.app.TwitterConfig.userName")
+/// try store.value(forKey: "com.example.app.TwitterConfig.userName")  // .string("nkysu1")
+/// ```
+///
+/// Integers that fit in `Int64` are always ``int(_:)``; ``uint(_:)`` holds only values above `Int64.max`.
+public enum StoredValue: Sendable, Hashable {
+    /// An explicit "no value": what an optional setting whose default is not `nil` stores for `nil`.
+    case null
+    /// A Boolean.
+    case bool(Bool)
+    /// An integer in the range of `Int64`.
+    case int(Int64)
+    /// An unsigned integer above `Int64.max`.
+    case uint(UInt64)
+    /// A floating-point number (also the stored form of `Float`).
+    case double(Double)
+    /// A string (also the stored form of `URL`).
+    case string(String)
+    /// Raw bytes.
+    case data(Data)
+    /// A point in time.
+    case date(Date)
+    /// An ordered list of values.
+    case array([StoredValue])
+    /// A dictionary with string keys.
+    case dictionary([String: StoredValue])
+
+    /// Creates the stored form of an unsigned integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
+    static func integer(_ value: UInt64) -> StoredValue {
+        if let signed = Int64(exactly: value) { return .int(signed) }
+        return .uint(value)
+    }
+
+    /// The name of this value's kind, for messages: "a string", "a Boolean", …
+    var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a Boolean"
+        case .int, .uint: "an integer"
+        case .double: "a floating-point number"
+        case .string: "a string"
+        case .data: "data"
+        case .date: "a date"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        }
+    }
+}
+
+extension StoredValue: CustomStringConvertible {
+    /// The value as compact JSON text, shortened to 200 characters, for messages and logs.
+    public var description: String {
+        let text = JSONText.string(from: self, pretty: false)
+        guard text.count > 200 else { return text }
+        return String(text.prefix(197)) + "..."
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Converts any `Codable` value to and from its ``StoredValue``.
+///
+/// Types with a native stored form (``StoredValueConvertible``) convert directly. Every other `Codable`
+/// type (a struct, a class, an enum) goes through `JSONEncoder` and becomes a tree of stored values, so a
+/// struct is a readable JSON object in the file store and a dictionary in UserDefaults. Dates inside such
+/// types are ISO 8601 text with full precision, data is base64, and non-finite numbers are the strings
+/// "Infinity", "-Infinity" and "NaN".
+enum StoredValueCoding {
+    /// A value that could not be converted, with a sentence saying why.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Returns the stored form of `value`.
+    /// - Throws: ``Failure`` if the value's `Encodable` conformance throws.
+    static func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
+        if let nativeType = Value.self as? any StoredValueConvertible.Type {
+            return nativeStoredValue(of: value, as: nativeType)
+        }
+        do {
+            return try JSONText.parse(makeEncoder().encode(value))
+        } catch let error as EncodingError {
+            throw Failure(description: describe(error))
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+    }
+
+    /// Returns the value that `stored` holds.
+    /// - Throws: ``Failure`` if `stored` does not hold a `Value`.
+    static func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
+        if let nativeType = Value.self as? any StoredValueConvertible.Type {
+            guard let value = nativeType.init(storedValue: stored) as? Value else {
+                throw Failure(description: "it is \(stored.kindDescription)")
+            }
+            return value
+        }
+        do {
+            return try makeDecoder().decode(Value.self, from: JSONText.data(from: stored, pretty: false))
+        } catch let error as DecodingError {
+            throw Failure(description: describe(error))
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+    }
+
+    /// The name of a type as people write it: "Bool", "[String]", "Profile?".
+    static func typeName(_ type: Any.Type) -> String {
+        String(describing: type).replacingOccurrences(of: "Swift.", with: "")
+    }
+
+    private static func nativeStoredValue<Native: StoredValueConvertible>(of value: Any, as type: Native.Type)
+        -> StoredValue
+    {
+        (value as! Native).storedValue
+    }
+
+    // Made per call: JSONEncoder is not Sendable in every SDK this package supports, and encoding a
+    // non-native value is rare next to reading one (reads come from memory).
+    private static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISO8601Timestamp.string(from: date))
+        }
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }
+
+    private static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                guard let date = ISO8601Timestamp.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(
+                        in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
+                }
+                return date
+            }
+            // JSONEncoder's default form: seconds since 2001-01-01.
+            return Date(timeIntervalSinceReferenceDate: try container.decode(Double.self))
+        }
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }
+
+    private static func describe(_ error: EncodingError) -> String {
+        switch error {
+        case .invalidValue(_, let context): sentence(context.debugDescription, path: context.codingPath)
+        @unknown default: "\(error)"
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            sentence(context.debugDescription, path: context.codingPath)
+        case .keyNotFound(let key, let context):
+            sentence("No value for key '\(key.stringValue)'", path: context.codingPath)
+        @unknown default: "\(error)"
+        }
+    }
+
+    private static func sentence(_ text: String, path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return text }
+        let location = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return "\(text) (at \(location))"
+    }
+}

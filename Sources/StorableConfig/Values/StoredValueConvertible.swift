@@ -1,0 +1,186 @@
+import Foundation
+
+/// A type with a native stored form: property-list types, `URL`, and arrays, string-keyed dictionaries
+/// and optionals of these.
+///
+/// Conversions back from a ``StoredValue`` accept every form that the stores produce for the type and
+/// nothing lossy: an `Int8` setting rejects 300, a `Bool` setting rejects the string "yes".
+protocol StoredValueConvertible {
+    /// Creates a value from its stored form, or returns `nil` if `storedValue` does not hold one exactly.
+    init?(storedValue: StoredValue)
+    /// The stored form of the value.
+    var storedValue: StoredValue { get }
+}
+
+extension Bool: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard case .bool(let flag) = storedValue else { return nil }
+        self = flag
+    }
+
+    var storedValue: StoredValue { .bool(self) }
+}
+
+extension String: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard case .string(let text) = storedValue else { return nil }
+        self = text
+    }
+
+    var storedValue: StoredValue { .string(self) }
+}
+
+/// All integer widths share one conversion: exact or nothing.
+protocol StoredInteger: FixedWidthInteger, StoredValueConvertible {}
+
+extension StoredInteger {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .int(let number): self.init(exactly: number)
+        case .uint(let number): self.init(exactly: number)
+        // A hand-edited "3.0" is still the integer 3; 3.5 is not an integer.
+        case .double(let number): self.init(exactly: number)
+        default: return nil
+        }
+    }
+
+    var storedValue: StoredValue {
+        if let signed = Int64(exactly: self) { return .int(signed) }
+        return .integer(UInt64(self))
+    }
+}
+
+extension Int: StoredInteger {}
+extension Int8: StoredInteger {}
+extension Int16: StoredInteger {}
+extension Int32: StoredInteger {}
+extension Int64: StoredInteger {}
+extension UInt: StoredInteger {}
+extension UInt8: StoredInteger {}
+extension UInt16: StoredInteger {}
+extension UInt32: StoredInteger {}
+extension UInt64: StoredInteger {}
+
+extension Double: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .double(let number): self = number
+        case .int(let number): self.init(exactly: number)
+        case .uint(let number): self.init(exactly: number)
+        // JSON has no literal for these; the JSON store writes them as strings.
+        case .string("Infinity"): self = .infinity
+        case .string("-Infinity"): self = -.infinity
+        case .string("NaN"): self = .nan
+        default: return nil
+        }
+    }
+
+    var storedValue: StoredValue { .double(self) }
+}
+
+extension Float: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard let number = Double(storedValue: storedValue) else { return nil }
+        // Out of Float's range is not a Float; anything in range rounds to the nearest Float, which is exact
+        // for every value this type stored itself.
+        guard number.isNaN || number.isInfinite || Float(number).isFinite else { return nil }
+        self.init(number)
+    }
+
+    /// Stored as the Double nearest to the Float's shortest decimal text, so 0.1 is stored as 0.1, not as
+    /// 0.10000000149011612, and people and other code reading the store see the number that was set.
+    var storedValue: StoredValue {
+        guard isFinite, let decimal = Double(description), Float(decimal) == self else { return .double(Double(self)) }
+        return .double(decimal)
+    }
+}
+
+extension Data: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .data(let bytes): self = bytes
+        case .string(let base64):
+            guard let bytes = Data(base64Encoded: base64) else { return nil }
+            self = bytes
+        default: return nil
+        }
+    }
+
+    var storedValue: StoredValue { .data(self) }
+}
+
+extension Date: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .date(let date): self = date
+        case .string(let text):
+            guard let date = ISO8601Timestamp.date(from: text) else { return nil }
+            self = date
+        default: return nil
+        }
+    }
+
+    var storedValue: StoredValue { .date(self) }
+}
+
+extension URL: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard case .string(let text) = storedValue, let url = URL(string: text) else { return nil }
+        self = url
+    }
+
+    /// Stored as its absolute string: `UserDefaults.set(_: URL, …)` on Linux reads a web URL back as a file URL.
+    var storedValue: StoredValue { .string(absoluteString) }
+}
+
+extension Array: StoredValueConvertible where Element: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard case .array(let items) = storedValue else { return nil }
+        var result: [Element] = []
+        result.reserveCapacity(items.count)
+        for item in items {
+            guard let element = Element(storedValue: item) else { return nil }
+            result.append(element)
+        }
+        self = result
+    }
+
+    var storedValue: StoredValue { .array(map(\.storedValue)) }
+}
+
+extension Dictionary: StoredValueConvertible where Key == String, Value: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        guard case .dictionary(let members) = storedValue else { return nil }
+        var result: [String: Value] = [:]
+        result.reserveCapacity(members.count)
+        for (key, member) in members {
+            guard let value = Value(storedValue: member) else { return nil }
+            result[key] = value
+        }
+        self = result
+    }
+
+    var storedValue: StoredValue { .dictionary(mapValues(\.storedValue)) }
+}
+
+extension Optional: StoredValueConvertible where Wrapped: StoredValueConvertible {
+    init?(storedValue: StoredValue) {
+        if case .null = storedValue {
+            self = .none
+            return
+        }
+        guard let wrapped = Wrapped(storedValue: storedValue) else { return nil }
+        self = .some(wrapped)
+    }
+
+    var storedValue: StoredValue { map(\.storedValue) ?? .null }
+}
+
+/// Lets generic code ask whether a value is `nil` without knowing that it is an `Optional`.
+protocol OptionalValue {
+    var isNil: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNil: Bool { self == nil }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+struct JSONFileStoreTests {
+    @Test func theFileIsOneFlatSortedPrettyPrintedObject() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        config.userName = "nkysu1"
+        config.isFirstLaunch = false
+        config.selectedHobbies = ["sleep"]
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(
+            text == """
+                {
+                  "com.example.app.AppConfig.isFirstLaunch": false,
+                  "com.example.app.AppConfig.selectedHobbies": [
+                    "sleep"
+                  ],
+                  "com.example.app.AppConfig.userName": "nkysu1"
+                }
+
+                """)
+    }
+
+    @Test func valuesAreNaturalJSONThatOtherProgramsRead() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let config = MatrixConfig(store: try JSONFileStore(url: url))
+        config.date = Date(timeIntervalSinceReferenceDate: 0.25)
+        config.data = Data("hi".utf8)
+        config.url = URL(string: "https://example.com/a/b")!
+        config.profile = Profile(name: "n", age: 3)
+        config.float = 0.1
+        let object = try jsonObject(at: url)
+        #expect(object[config.$date.key] as? String == "2001-01-01T00:00:00.25Z")
+        #expect(object[config.$data.key] as? String == "aGk=")
+        #expect(object[config.$url.key] as? String == "https://example.com/a/b")
+        #expect((object[config.$profile.key] as? [String: Any])?["name"] as? String == "n")
+        #expect(try String(contentsOf: url, encoding: .utf8).contains(#""matrix.MatrixConfig.float": 0.1,"#))
+    }
+
+    @Test func aMissingFileAndDirectoryAreCreatedOnTheFirstWrite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("a/b/settings.json")
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        config.userName = "x"
+        #expect(try jsonObject(at: url)["com.example.app.AppConfig.userName"] as? String == "x")
+    }
+
+    @Test func aDirectoryInPlaceOfTheFileIsAClearError() throws {
+        let directory = TemporaryDirectory()
+        #expect {
+            try JSONFileStore(url: directory.url)
+        } throws: { error in
+            guard case .fileUnusable(let path, let reason) = error as? StorableConfigError else { return false }
+            return path == directory.url.standardizedFileURL.path && reason.contains("directory")
+        }
+    }
+
+    @Test func aParentThatIsAFileIsAClearErrorNamingThePath() throws {
+        let directory = TemporaryDirectory()
+        let blocker = directory.file("blocker")
+        try Data("not a directory".utf8).write(to: blocker)
+        let url = blocker.appendingPathComponent("settings.json")
+        #expect {
+            try JSONFileStore(url: url)
+        } throws: { error in
+            let message = (error as? StorableConfigError)?.description ?? ""
+            return message.contains(url.path) && message.contains("not a directory")
+        }
+        #expect(try String(contentsOf: blocker, encoding: .utf8) == "not a directory")
+    }
+
+    @Test func aFailedWriteIsReportedWithThePathAndTheValueStaysReadable() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let config = FailingFileConfig(store: try JSONFileStore(url: url))
+        config.value = 1
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        config.value = 42
+        #expect(config.value == 42)
+        let reported = ReportedErrors.mentioning("failingfile.FailingFileConfig.value")
+        #expect(reported.contains { $0.description.contains(url.path) && $0.description.contains("read-only") })
+        #expect(try jsonObject(at: url)["failingfile.FailingFileConfig.value"] as? Int == 1)
+    }
+
+    @Test func aChangeThatFailedToWriteIsWrittenWithTheNextSuccessfulWrite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        try store.setValue(.int(1), forKey: "first")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        #expect {
+            try store.setValue(.int(2), forKey: "second")
+        } throws: { error in
+            (error as? StorableConfigError)?.description.contains("read-only") == true
+        }
+        #expect(store.value(forKey: "second") == .int(2))
+        #expect(try jsonObject(at: url)["second"] == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+        try store.setValue(.int(3), forKey: "third")
+        let object = try jsonObject(at: url)
+        #expect(object["second"] as? Int == 2)
+        #expect(object["third"] as? Int == 3)
+    }
+
+    @Test(arguments: [
+        ("truncated", Data(#"{"com.example.app.AppConfig.userName": "nky"#.utf8)),
+        ("garbage", Data([0xFF, 0x00, 0x13, 0x37, 0xDE, 0xAD])),
+        ("not an object", Data(#"["a", "b"]"#.utf8)),
+        ("empty", Data()),
+    ])
+    func aCorruptFileIsMovedAsideReportedAndTheStoreStartsEmpty(name: String, bytes: Data) throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try bytes.write(to: url)
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        #expect(config.userName == "")
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        let quarantined = try #require(siblings.first { $0.hasPrefix("settings.json.corrupt-") })
+        #expect(try Data(contentsOf: directory.file(quarantined)) == bytes)
+        #expect(ReportedErrors.mentioning(url.path).contains { $0.description.contains(quarantined) })
+        config.userName = "fresh"
+        #expect(try jsonObject(at: url)["com.example.app.AppConfig.userName"] as? String == "fresh")
+        #expect(try Data(contentsOf: directory.file(quarantined)) == bytes)
+    }
+
+    @Test func keysOfOtherProgramsAndValuesOfTheWrongTypeStayInTheFile() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data(
+            #"{"other.tool.key": {"nested": [1, 2.5, null]}, "com.example.app.AppConfig.isFirstLaunch": "maybe"}"#.utf8
+        ).write(to: url)
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        #expect(config.isFirstLaunch == true)
+        config.userName = "x"
+        config.reset()
+        let object = try jsonObject(at: url)
+        #expect(object["com.example.app.AppConfig.isFirstLaunch"] == nil)
+        let nested = try #require((object["other.tool.key"] as? [String: Any])?["nested"] as? [Any])
+        #expect(nested.count == 3)
+    }
+
+    @Test func aWriteMergesIntoWhatAnotherProcessWroteMeanwhile() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        try store.setValue(.string("mine"), forKey: "a")
+        // Another process rewrites the file with a key of its own.
+        try Data(#"{"a": "mine", "b": "theirs"}"#.utf8).write(to: url)
+        try store.setValue(.string("mine too"), forKey: "c")
+        let object = try jsonObject(at: url)
+        #expect(object["b"] as? String == "theirs")
+        #expect(object["c"] as? String == "mine too")
+        #expect(store.value(forKey: "b") == .string("theirs"))
+    }
+
+    @Test func aRelaunchReadsTheFileFromDisk() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        do {
+            let config = AppConfig(store: try JSONFileStore(url: url))
+            config.userName = "persisted"
+        }
+        // Nothing holds the first store any more, so this one reads the file again.
+        let store = try JSONFileStore(url: url)
+        #expect(store.value(forKey: "com.example.app.AppConfig.userName") == .string("persisted"))
+        try Data(#"{"com.example.app.AppConfig.userName": "from disk"}"#.utf8).write(to: url)
+        try store.reload()
+        #expect(AppConfig(store: store).userName == "from disk")
+    }
+
+    @Test func theDefaultLocationFollowsXDGConfigHome() {
+        let url = JSONFileStore.defaultURL(namespace: "com.example.app")
+        let environment = ProcessInfo.processInfo.environment
+        #expect(url.lastPathComponent == "settings.json")
+        #expect(url.deletingLastPathComponent().lastPathComponent == "com.example.app")
+        #if !canImport(Darwin)
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            #expect(url.path.hasPrefix(configHome))
+        } else if let home = environment["HOME"] {
+            #expect(url.path == home + "/.config/com.example.app/settings.json")
+        }
+        #endif
+    }
+
+    @Test func aNewFileIsReadableOnlyByItsOwner() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try JSONFileStore(url: url).setValue(.string("token"), forKey: "k")
+        let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+}
+
+final class FailingFileConfig: StorableConfig {
+    override class var namespace: String { "failingfile" }
+    @Setting var value = 0
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+struct JSONTextTests {
+    @Test func integersKeepTheirFullRange() throws {
+        let text = #"{"min": -9223372036854775808, "max": 9223372036854775807, "umax": 18446744073709551615}"#
+        let value = try JSONText.parse(Data(text.utf8))
+        #expect(value == .dictionary(["min": .int(.min), "max": .int(.max), "umax": .uint(.max)]))
+        #expect(try JSONText.parse(JSONText.data(from: value, pretty: false)) == value)
+    }
+
+    @Test func numbersWithAFractionOrExponentAreDoubles() throws {
+        #expect(try JSONText.parse(Data("1.0".utf8)) == .double(1))
+        #expect(try JSONText.parse(Data("1e3".utf8)) == .double(1000))
+        #expect(try JSONText.parse(Data("-0.5E-2".utf8)) == .double(-0.005))
+        #expect(try JSONText.parse(Data("99999999999999999999999".utf8)) == .double(1e23))
+    }
+
+    @Test(arguments: [0.1, -0.0, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 123456789.123456789, 1.0 / 3.0])
+    func doublesRoundTripExactly(number: Double) throws {
+        let text = JSONText.string(from: .double(number), pretty: false)
+        guard case .double(let parsed) = try JSONText.parse(Data(text.utf8)) else {
+            Issue.record("\(text) did not parse as a double")
+            return
+        }
+        #expect(parsed.bitPattern == number.bitPattern)
+    }
+
+    @Test func stringsRoundTripWithEscapes() throws {
+        let text = "quote\" backslash\\ slash/ tab\t nul\u{0} bell\u{07} emoji 🎌 surrogate \u{1F600}"
+        let json = JSONText.string(from: .string(text), pretty: false)
+        #expect(json.contains("\\u0000"))
+        #expect(json.contains("slash/"))
+        #expect(try JSONText.parse(Data(json.utf8)) == .string(text))
+        #expect(try JSONText.parse(Data(#""\ud83d\ude00 \u00e9""#.utf8)) == .string("😀 é"))
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"unterminated", "\"\\x\"", "\"\\ud800\"", "{} {}",
+        "[\"a\nb\"]", "nul",
+    ])
+    func malformedTextIsRejected(text: String) {
+        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse(Data(text.utf8)) }
+    }
+
+    @Test func deeplyNestedTextIsRejectedWithoutCrashing() {
+        let text = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse(Data(text.utf8)) }
+    }
+
+    @Test func prettyOutputSortsKeysAndIndentsByTwoSpaces() {
+        let value = StoredValue.dictionary(["b": .array([.int(1), .null]), "a": .dictionary([:]), "c": .array([])])
+        #expect(
+            JSONText.string(from: value, pretty: true) == """
+                {
+                  "a": {},
+                  "b": [
+                    1,
+                    null
+                  ],
+                  "c": []
+                }
+                """)
+    }
+
+    @Test func nonFiniteNumbersAreWrittenAsStrings() {
+        #expect(JSONText.string(from: .double(.infinity), pretty: false) == #""Infinity""#)
+        #expect(JSONText.string(from: .double(-.infinity), pretty: false) == #""-Infinity""#)
+        #expect(JSONText.string(from: .double(.nan), pretty: false) == #""NaN""#)
+    }
+}
+
+struct ISO8601TimestampTests {
+    @Test(arguments: [
+        0, 0.25, -0.5, 785_000_000.123_456_7, 817_000_000.987_654_321, -1_000_000_000.5, 1e-300, 63_113_904_000,
+        -63_114_076_800, 1_234_567_890.000_001,
+    ])
+    func datesReadBackIdentical(interval: Double) throws {
+        let date = Date(timeIntervalSinceReferenceDate: interval)
+        let text = ISO8601Timestamp.string(from: date)
+        let parsed = try #require(ISO8601Timestamp.date(from: text), "\(text)")
+        #expect(parsed.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern, "\(text)")
+    }
+
+    @Test func textIsTheShortestThatReadsBack() {
+        #expect(ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01T00:00:00Z")
+        #expect(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: 0.5)) == "1970-01-01T00:00:00.5Z")
+        #expect(
+            ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: 721_692_800.1))
+                == "2023-11-14T22:13:20.1Z")
+        // 1_700_000_000.1 - 978_307_200 is not the Double nearest 721_692_800.1, so it needs more digits.
+        #expect(
+            ISO8601Timestamp.string(from: Date(timeIntervalSince1970: 1_700_000_000.1))
+                == "2023-11-14T22:13:20.0999999Z")
+    }
+
+    @Test func zonesAndFormatsAreParsed() {
+        let utc = ISO8601Timestamp.date(from: "2026-11-21T07:47:43Z")
+        #expect(ISO8601Timestamp.date(from: "2026-11-21T16:47:43+09:00") == utc)
+        #expect(ISO8601Timestamp.date(from: "2026-11-21T02:47:43-0500") == utc)
+        #expect(ISO8601Timestamp.date(from: "2026-11-21t07:47:43z") == utc)
+        #expect(ISO8601Timestamp.date(from: "2024-02-29T00:00:00Z") != nil)
+    }
+
+    @Test(arguments: ["2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-21", "2026-11-21T07:47:43",
+        "2026-11-21T24:00:00Z", "yesterday", "2026-11-21T07:47:43.Z"])
+    func invalidTextIsRejected(text: String) {
+        #expect(ISO8601Timestamp.date(from: text) == nil)
+    }
+}

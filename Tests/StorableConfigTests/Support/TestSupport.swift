@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// A directory under the system's temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "StorableConfigTests-\(UUID().uuidString)", isDirectory: true)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func file(_ name: String) -> URL {
+        url.appendingPathComponent(name)
+    }
+}
+
+/// Every problem reported through `StorableConfig.errorHandler`, for tests to look up by key or path.
+enum ReportedErrors {
+    private static let collected = Locked<[StorableConfigError]>([])
+    private static let installed: Bool = {
+        StorableConfig.errorHandler = { error in
+            ReportedErrors.collected.withLock { $0.append(error) }
+        }
+        return true
+    }()
+
+    /// Starts collecting; call before the code under test runs.
+    static func install() {
+        _ = installed
+    }
+
+    /// The errors reported so far whose description mentions `text` (a key or a path unique to the test).
+    static func mentioning(_ text: String) -> [StorableConfigError] {
+        collected.withLock { $0.filter { $0.description.contains(text) } }
+    }
+}
+
+/// The stores every behaviour is checked against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory
+    case jsonFile
+    case userDefaults
+
+    var testDescription: String { rawValue }
+}
+
+/// A store of one kind, with a way to open it afresh, as a relaunched program would.
+final class StoreFixture {
+    let kind: StoreKind
+    private let directory = TemporaryDirectory()
+    private let suiteName = "StorableConfigTests-\(UUID().uuidString)"
+    private let memory = InMemoryStore()
+
+    init(_ kind: StoreKind) {
+        self.kind = kind
+    }
+
+    deinit {
+        if kind == .userDefaults {
+            UserDefaults(suiteName: suiteName)?.removePersistentDomain(forName: suiteName)
+            try? FileManager.default.removeItem(at: Self.userDefaultsFile(suiteName: suiteName))
+        }
+    }
+
+    var fileURL: URL { directory.file("settings.json") }
+
+    /// Opens the store. For the file store, a new store reads the file again once every earlier store for
+    /// the path has been released (call this from a scope that released them).
+    func open() -> any ConfigStore {
+        switch kind {
+        case .memory: return memory
+        case .jsonFile: return try! JSONFileStore(url: fileURL)
+        case .userDefaults: return UserDefaultsStore(UserDefaults(suiteName: suiteName)!)
+        }
+    }
+
+    static func userDefaultsFile(suiteName: String) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
+        return base.appendingPathComponent("\(suiteName).plist")
+    }
+}
+
+/// Reads a JSON file the way a person or another program would, without the store's in-memory state.
+func jsonObject(at url: URL) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
+    return try #require(object as? [String: Any])
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+@Suite(.serialized)
+struct UserDefaultsStoreTests {
+    /// A suite shared with the child processes of the exit tests below, which cannot capture values.
+    static let exitSuite = "StorableConfigTests.UserDefaultsExit"
+
+    final class ExitConfig: StorableConfig {
+        override class var namespace: String { "exit" }
+        @Setting var launches = 0
+        @Setting var homepage = URL(string: "https://example.com/start")!
+        @Setting var ratio: Float = 0
+        @Setting var big: UInt64 = 0
+        @Setting var small: Int64 = 0
+        @Setting var lastLaunch = Date(timeIntervalSince1970: 0)
+    }
+
+    static let lastLaunch = Date(timeIntervalSinceReferenceDate: 817_000_000.123_456_7)
+
+    @Test func aValueSetSurvivesANormalProcessExit() async throws {
+        let fileURL = StoreFixture.userDefaultsFile(suiteName: Self.exitSuite)
+        UserDefaults(suiteName: Self.exitSuite)?.removePersistentDomain(forName: Self.exitSuite)
+        try? FileManager.default.removeItem(at: fileURL)
+        defer {
+            UserDefaults(suiteName: Self.exitSuite)?.removePersistentDomain(forName: Self.exitSuite)
+            try? FileManager.default.removeItem(at: fileURL)
+        }
+
+        await #expect(processExitsWith: .success) {
+            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: UserDefaultsStoreTests.exitSuite)!))
+            config.launches += 1
+            config.homepage = URL(string: "https://example.com/a?b=c")!
+            config.ratio = 0.1
+            config.big = .max
+            config.small = .min
+            config.lastLaunch = UserDefaultsStoreTests.lastLaunch
+            exit(0)
+        }
+        // A second process sees what the first one wrote.
+        await #expect(processExitsWith: .success) {
+            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: UserDefaultsStoreTests.exitSuite)!))
+            guard config.launches == 1, config.homepage == URL(string: "https://example.com/a?b=c")!,
+                config.ratio == 0.1, config.big == .max, config.small == .min,
+                config.lastLaunch == UserDefaultsStoreTests.lastLaunch
+            else { exit(1) }
+            exit(0)
+        }
+        #if !canImport(Darwin)
+        #expect(FileManager.default.fileExists(atPath: fileURL.path))
+        #endif
+    }
+
+    @Test func otherCodeReadingTheKeySeesPlainPropertyListValues() throws {
+        let fixture = StoreFixture(.userDefaults)
+        let store = try #require(fixture.open() as? UserDefaultsStore)
+        let config = MatrixConfig(store: store)
+        config.string = "plain"
+        config.strings = ["a", "b"]
+        config.bool = true
+        config.int = 5
+        config.url = URL(string: "https://example.com/x")!
+        config.counts = ["k": 1]
+        let defaults = store.defaults
+        #expect(defaults.string(forKey: config.$string.key) == "plain")
+        #expect(defaults.stringArray(forKey: config.$strings.key) == ["a", "b"])
+        #expect(defaults.bool(forKey: config.$bool.key) == true)
+        #expect(defaults.integer(forKey: config.$int.key) == 5)
+        #expect(defaults.string(forKey: config.$url.key) == "https://example.com/x")
+        #expect(defaults.dictionary(forKey: config.$counts.key)?["k"] as? Int == 1)
+    }
+
+    @Test func anExplicitNoValueIsTheDocumentedMarker() throws {
+        let fixture = StoreFixture(.userDefaults)
+        let store = try #require(fixture.open() as? UserDefaultsStore)
+        let config = MatrixConfig(store: store)
+        config.greeting = nil
+        #expect(store.defaults.string(forKey: config.$greeting.key) == UserDefaultsStore.nullMarker)
+        #expect(MatrixConfig(store: store).greeting == nil)
+    }
+
+    @Test func valuesWrittenByOtherCodeAreRead() throws {
+        let fixture = StoreFixture(.userDefaults)
+        let store = try #require(fixture.open() as? UserDefaultsStore)
+        store.defaults.set("nkysu1", forKey: "com.example.app.TwitterConfig.userName")
+        store.defaults.set(["x", "y"], forKey: "com.example.app.AppConfig.selectedHobbies")
+        store.defaults.set(false, forKey: "com.example.app.AppConfig.isFirstLaunch")
+        #expect(TwitterConfig(store: store).userName == "nkysu1")
+        #expect(AppConfig(store: store).selectedHobbies == ["x", "y"])
+        #expect(AppConfig(store: store).isFirstLaunch == false)
+    }
+}
