@@ -21,7 +21,7 @@ struct UserDefaultsStoreTests {
     static let lastLaunch = Date(timeIntervalSinceReferenceDate: 817_000_000.123_456_7)
 
     @Test func aValueSetSurvivesANormalProcessExit() async throws {
-        let fileURL = StoreFixture.userDefaultsFile(suiteName: Self.exitSuite)
+        let fileURL = UserDefaultsStore.propertyListURL(domain: Self.exitSuite)
         UserDefaults(suiteName: Self.exitSuite)?.removePersistentDomain(forName: Self.exitSuite)
         try? FileManager.default.removeItem(at: fileURL)
         defer {
@@ -91,4 +91,29 @@ struct UserDefaultsStoreTests {
         #expect(AppConfig(store: store).selectedHobbies == ["x", "y"])
         #expect(AppConfig(store: store).isFirstLaunch == false)
     }
+
+    #if !canImport(Darwin)
+    @Test func aCorruptPropertyListIsCopiedAsideBeforeUserDefaultsCanOverwriteIt() throws {
+        ReportedErrors.install()
+        let suite = "StorableConfigTests-corrupt-\(UUID().uuidString)"
+        let url = UserDefaultsStore.propertyListURL(domain: suite)
+        let garbage = Data("<?xml version=\"1.0\"?><plist><dict><key>half".utf8)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try garbage.write(to: url)
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: url)
+        }
+        let store = try #require(UserDefaultsStore(suiteName: suite))
+        let report = try #require(ReportedErrors.mentioning(url.path).first)
+        guard case .corruptFileQuarantined(_, let copy, _) = report else {
+            Issue.record("unexpected report \(report)")
+            return
+        }
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
+        try store.setValue(.int(1), forKey: "k")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
+    }
+    #endif
 }

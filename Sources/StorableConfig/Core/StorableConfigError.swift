@@ -26,7 +26,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case invalidDeclaration(className: String, property: String, reason: String)
     /// A store's file could not be used.
     case fileUnusable(path: String, reason: String)
-    /// A store's file did not parse; it was moved aside to `movedTo`, so its bytes can still be recovered.
+    /// A store's file did not parse; its bytes were moved or copied aside to `movedTo`, so they can be
+    /// recovered.
     case corruptFileQuarantined(path: String, movedTo: String, reason: String)
 
     /// The key, if the error concerns one setting.
@@ -58,7 +59,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .fileUnusable(let path, let reason):
             "The settings file \(path) cannot be used: \(reason)."
         case .corruptFileQuarantined(let path, let movedTo, let reason):
-            "The settings file \(path) is not valid JSON (\(reason)); it was moved to \(movedTo) so that "
+            "The settings file \(path) does not parse (\(reason)); its bytes were saved as \(movedTo) so that "
                 + "nothing is lost, and the settings start from their defaults."
         }
     }

@@ -169,17 +169,23 @@ enum FileSystem {
         return try body()
     }
 
-    /// Moves a file aside to a dated name beside it and returns the new path.
-    static func quarantine(path: String, date: Date = Date()) throws -> String {
-        let stamp = ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate:
-            date.timeIntervalSinceReferenceDate.rounded(.down)))
+    /// Returns a path beside `path` that does not exist yet: `<path>.<suffix>-<UTC date>`, numbered if taken.
+    static func unusedSiblingPath(for path: String, suffix: String, date: Date = Date()) -> String {
+        let wholeSeconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
+        let stamp = ISO8601Timestamp.string(from: wholeSeconds)
             .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        var destination = "\(path).corrupt-\(stamp)"
+        var candidate = "\(path).\(suffix)-\(stamp)"
         var attempt = 1
-        while access(destination, F_OK) == 0 {
+        while access(candidate, F_OK) == 0 {
             attempt += 1
-            destination = "\(path).corrupt-\(stamp)-\(attempt)"
+            candidate = "\(path).\(suffix)-\(stamp)-\(attempt)"
         }
+        return candidate
+    }
+
+    /// Moves a file aside to a dated name beside it and returns the new path.
+    static func quarantine(path: String) throws -> String {
+        let destination = unusedSiblingPath(for: path, suffix: "corrupt")
         guard rename(path, destination) == 0 else {
             throw Failure(path: path, operation: "moving the corrupt file aside", errno: errno)
         }

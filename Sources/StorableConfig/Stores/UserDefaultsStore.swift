@@ -31,15 +31,59 @@ public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomSt
     }
 
     /// Creates a store over `UserDefaults.standard`.
+    ///
+    /// On Linux, a property-list file that does not parse is first copied aside and reported, because
+    /// corelibs `UserDefaults` would read it as empty and overwrite it.
     public convenience init() {
+        #if !canImport(Darwin)
+        Self.preserveCorruptFile(domain: ProcessInfo.processInfo.processName)
+        #endif
         self.init(.standard)
     }
 
     /// Creates a store over the defaults suite named `suiteName`, or returns `nil` if UserDefaults refuses
     /// the name.
+    ///
+    /// On Linux, a property-list file that does not parse is first copied aside and reported, because
+    /// corelibs `UserDefaults` would read it as empty and overwrite it.
     public convenience init?(suiteName: String) {
+        #if !canImport(Darwin)
+        Self.preserveCorruptFile(domain: suiteName)
+        #endif
         guard let defaults = UserDefaults(suiteName: suiteName) else { return nil }
         self.init(defaults)
+    }
+
+    /// Where corelibs `UserDefaults` keeps a domain: `$XDG_CONFIG_HOME/<domain>.plist`, else
+    /// `$HOME/.config/<domain>.plist`.
+    static func propertyListURL(domain: String) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            base = URL(fileURLWithPath: configHome, isDirectory: true)
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
+        }
+        return base.appendingPathComponent("\(domain).plist")
+    }
+
+    /// Copies a domain's property-list file aside, and reports it, if it exists and does not parse.
+    static func preserveCorruptFile(domain: String) {
+        let path = propertyListURL(domain: domain).path
+        guard let data = try? FileSystem.contents(ofPath: path), !data.isEmpty else { return }
+        do {
+            _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
+            do {
+                try FileSystem.replaceFile(atPath: copy, with: data, permissions: 0o600)
+                StorableConfig.report(
+                    .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
+            } catch {
+                StorableConfig.report(.fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
+            }
+        }
     }
 
     /// Returns the value stored for `key`.

@@ -66,7 +66,7 @@ final class StoreFixture {
     deinit {
         if kind == .userDefaults {
             UserDefaults(suiteName: suiteName)?.removePersistentDomain(forName: suiteName)
-            try? FileManager.default.removeItem(at: Self.userDefaultsFile(suiteName: suiteName))
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suiteName))
         }
     }
 
@@ -78,16 +78,8 @@ final class StoreFixture {
         switch kind {
         case .memory: return memory
         case .jsonFile: return try! JSONFileStore(url: fileURL)
-        case .userDefaults: return UserDefaultsStore(UserDefaults(suiteName: suiteName)!)
+        case .userDefaults: return UserDefaultsStore(suiteName: suiteName)!
         }
-    }
-
-    static func userDefaultsFile(suiteName: String) -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base =
-            environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
-        return base.appendingPathComponent("\(suiteName).plist")
     }
 }
 
