@@ -7,11 +7,17 @@ let package = Package(
     products: [
         .library(name: "StorableConfig", targets: ["StorableConfig"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
+        .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
     ],
     targets: [
         .target(name: "StorableConfig"),
         .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig"]),
-        .testTarget(name: "StorableConfigTests", dependencies: ["StorableConfig"]),
+        // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
+        .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
+        .testTarget(
+            name: "StorableConfigTests",
+            dependencies: ["StorableConfig", "storable-config-demo", "storable-config-stress"]
+        ),
         // Built with the isolation that new Xcode app targets use, to prove that a
         // config subclass declared in such a module compiles and works.
         .testTarget(

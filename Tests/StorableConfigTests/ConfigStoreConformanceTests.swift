@@ -43,7 +43,9 @@ struct ConfigStoreConformanceTests {
 
     @Test(arguments: StoreKind.allCases)
     func removeDeletesOnlyTheKeyAndMissingKeysReadNil(kind: StoreKind) throws {
-        let store = StoreFixture(kind).open()
+        let fixture = StoreFixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.open()
         try store.setValue(.int(1), forKey: "a")
         try store.setValue(.int(2), forKey: "b")
         try store.removeValue(forKey: "a")
@@ -55,7 +57,9 @@ struct ConfigStoreConformanceTests {
 
     @Test(arguments: StoreKind.allCases)
     func applySetsAndRemovesInOneCall(kind: StoreKind) throws {
-        let store = StoreFixture(kind).open()
+        let fixture = StoreFixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.open()
         try store.setValue(.int(1), forKey: "gone")
         try store.apply(["gone": nil, "new": .string("n"), "other": .bool(true)])
         #expect(try store.values(forKeys: ["gone", "new", "other"]) == ["new": .string("n"), "other": .bool(true)])

@@ -84,8 +84,11 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             lock.withLock { value = declaredDefault }
             return
         }
-        let version = binding.context.write([(binding.key, nil, nil)])
-        apply(defaultValue, isSet: false, version: version)
+        let defaultValue = self.defaultValue
+        let written = binding.context.write([(binding.key, nil, nil)]) { [self] version in
+            apply(defaultValue, isSet: false, version: version)
+        }
+        if !written { applyPending(defaultValue, isSet: false) }
     }
 
     private func assign(_ newValue: Value) {
@@ -111,8 +114,19 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
                 return
             }
         }
-        let version = binding.context.write([(binding.key, stored, newValue)])
-        apply(newValue, isSet: stored != nil, version: version)
+        let isSet = stored != nil
+        let written = binding.context.write([(binding.key, stored, newValue)]) { [self] version in
+            apply(newValue, isSet: isSet, version: version)
+        }
+        if !written { applyPending(newValue, isSet: isSet) }
+    }
+
+    /// Shows a value assigned inside a batch at once; the batch's write gives it its version.
+    private func applyPending(_ newValue: Value, isSet: Bool) {
+        lock.withLock {
+            value = newValue
+            hasStoredValue = isSet
+        }
     }
 
     private func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64) {
@@ -133,6 +147,10 @@ extension Setting: AnySetting {
             let defaultIsNil = (declaredDefault as? any OptionalValue)?.isNil ?? false
             binding = Binding(key: key, context: context, removesOnNil: defaultIsNil)
         }
+    }
+
+    func showPendingReset() {
+        applyPending(defaultValue, isSet: false)
     }
 
     func declarationProblem() -> String? {
@@ -177,6 +195,8 @@ protocol AnySetting: AnyObject, Sendable {
     func bind(key: String, context: ConfigContext)
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
     func declarationProblem() -> String?
+    /// Reads the default at once, inside a batch whose write will remove the stored value.
+    func showPendingReset()
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64)
 }

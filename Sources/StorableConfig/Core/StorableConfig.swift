@@ -93,10 +93,31 @@ open class StorableConfig {
     /// Removes the stored values of all of this config's settings, in one write, so that they read their
     /// defaults again. Keys that this config does not declare are left alone.
     public func reset() {
-        let version = context.write(schema.keys.map { ($0, nil, nil) })
-        for setting in settings {
-            setting.load(nil, typedValue: nil, version: version)
+        let settings = settings
+        let written = context.write(schema.keys.map { ($0, nil, nil) }) { version in
+            for setting in settings { setting.load(nil, typedValue: nil, version: version) }
         }
+        if !written {
+            for setting in settings { setting.showPendingReset() }
+        }
+    }
+
+    /// Runs `updates` and writes every assignment it makes to this config's settings as one write to the
+    /// store: for a ``JSONFileStore``, one lock and one rename, however many settings change.
+    ///
+    /// ```swift
+    /// config.batch {
+    ///     config.userName = "nkysu1"
+    ///     config.selectedHobbies = ["sleep", "eat"]
+    ///     config.isFirstLaunch = false
+    /// }
+    /// ```
+    ///
+    /// Inside `updates`, the new values read back at once; the store and the other configs bound to it see
+    /// them when `updates` returns (or throws), one change per key. Assignments made by other threads
+    /// meanwhile are written as usual. Batches nest.
+    public func batch<Result>(_ updates: () throws -> Result) rethrows -> Result {
+        try context.batch(updates)
     }
 
     /// Re-reads the store, so that changes made by other processes become visible, and updates every
@@ -113,10 +134,13 @@ open class StorableConfig {
         settings[index].load(stored, typedValue: typedValue, version: version)
     }
 
-    /// Reads every setting's value from the store, as of `version`.
-    func loadSettings(version: UInt64) {
-        let keys = schema.keys
+    /// Reads the settings' values from the store, as of `version`: all of them, or those whose keys are in
+    /// `onlyKeys`. A key that cannot be read is reported and keeps its current value.
+    func loadSettings(version: UInt64, onlyKeys: Set<String>? = nil) {
+        let keys = onlyKeys.map { only in schema.keys.filter(only.contains) } ?? schema.keys
+        guard !keys.isEmpty else { return }
         var values: [String: StoredValue] = [:]
+        var unreadable: Set<String> = []
         do {
             values = try store.values(forKeys: keys)
         } catch {
@@ -125,12 +149,14 @@ open class StorableConfig {
                 do {
                     if let value = try store.value(forKey: key) { values[key] = value }
                 } catch {
+                    unreadable.insert(key)
                     StorableConfig.report(.readFailed(key: key, reason: "\(error)"))
                 }
             }
         }
-        for (index, setting) in settings.enumerated() {
-            setting.load(values[keys[index]], typedValue: nil, version: version)
+        for key in keys where !unreadable.contains(key) {
+            guard let index = schema.indexByKey[key] else { continue }
+            settings[index].load(values[key], typedValue: nil, version: version)
         }
     }
 

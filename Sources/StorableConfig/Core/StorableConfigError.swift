@@ -16,7 +16,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case typeMismatch(key: String, expectedType: String, found: StoredValue, reason: String)
     /// The value assigned to `key` could not be converted to its stored form; it is kept in memory only.
     case encodingFailed(key: String, reason: String)
-    /// The store failed to read `key`; the setting reads as its default.
+    /// The store failed to read `key`; the setting keeps the value it had (its default, when loading).
     case readFailed(key: String, reason: String)
     /// The store failed to write `key`; the assigned value is kept in memory and the store is unchanged.
     case writeFailed(key: String, reason: String)
@@ -49,7 +49,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .encodingFailed(let key, let reason):
             "The value assigned to '\(key)' cannot be stored (\(reason)); it is kept in memory only."
         case .readFailed(let key, let reason):
-            "Reading '\(key)' from the store failed (\(reason)); the setting reads as its default."
+            "Reading '\(key)' from the store failed (\(reason)); the setting keeps its current value."
         case .writeFailed(let key, let reason):
             "Writing '\(key)' to the store failed (\(reason)); the new value is kept in memory only."
         case .reloadFailed(let store, let reason):

@@ -33,6 +33,7 @@ enum FileSystem {
         case EACCES, EPERM: "; check the permissions of the file and its directory, or choose another path"
         case EROFS: "; the file system is read-only, so choose a path on a writable one"
         case ENOSPC, EDQUOT: "; free some disk space, then assign the setting again"
+        case EFBIG: "; the file would exceed the process's file-size limit (ulimit -f) or the file system's"
         case ENOTDIR: "; a component of the path is a file, not a directory"
         case EISDIR: "; give the path of a file, not of a directory"
         default: ""

@@ -1,16 +1,82 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A change to write: a `nil` stored value removes the key; the typed value spares receivers a decode.
+typealias SettingChange = (key: String, stored: StoredValue?, typedValue: (any Sendable)?)
+
 /// One config instance's connection to its store and to the other configs bound to the same storage.
 final class ConfigContext: Sendable {
     let store: any ConfigStore
     let hub: StoreHub
+    private let batches = Locked<[Batch]>([])
+
+    /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
+    private struct Batch {
+        let thread: pthread_t
+        var depth = 1
+        var changes: [SettingChange] = []
+        var completions: [@Sendable (UInt64) -> Void] = []
+    }
 
     init(store: any ConfigStore) {
         self.store = store
         hub = StoreHub.hub(for: store)
     }
 
-    /// Writes `changes` (a `nil` stored value removes the key) and returns the version they were given.
-    func write(_ changes: [(key: String, stored: StoredValue?, typedValue: (any Sendable)?)]) -> UInt64 {
+    /// Writes `changes` and returns the version they were given.
+    func write(_ changes: [SettingChange]) -> UInt64 {
         hub.write(changes, to: store, from: ObjectIdentifier(self))
+    }
+
+    /// Writes `changes` and calls `completion` with their version; inside a batch on this thread, keeps both
+    /// until the batch ends instead, and returns `false`.
+    func write(_ changes: [SettingChange], then completion: @escaping @Sendable (UInt64) -> Void) -> Bool {
+        let deferred = batches.withLock { batches -> Bool in
+            guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
+                return false
+            }
+            batches[index].changes += changes
+            batches[index].completions.append(completion)
+            return true
+        }
+        if deferred { return false }
+        completion(write(changes))
+        return true
+    }
+
+    /// Runs `body`, collecting this thread's writes through this context, then writes them at once.
+    func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
+        batches.withLock { batches in
+            if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
+                batches[index].depth += 1
+            } else {
+                batches.append(Batch(thread: pthread_self()))
+            }
+        }
+        defer { endBatch() }
+        return try body()
+    }
+
+    private func endBatch() {
+        let finished = batches.withLock { batches -> Batch? in
+            guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
+                return nil
+            }
+            batches[index].depth -= 1
+            return batches[index].depth == 0 ? batches.remove(at: index) : nil
+        }
+        guard let finished, !finished.changes.isEmpty else { return }
+        // One write per key: the last assignment wins, in the order the keys were first assigned.
+        var lastIndex: [String: Int] = [:]
+        for (index, change) in finished.changes.enumerated() { lastIndex[change.key] = index }
+        let changes = finished.changes.enumerated().filter { lastIndex[$0.element.key] == $0.offset }.map(\.element)
+        let version = write(changes)
+        for completion in finished.completions { completion(version) }
     }
 }
 
@@ -76,7 +142,7 @@ final class StoreHub: @unchecked Sendable {
     /// A store that fails keeps its old value; the failure is reported, and the new value is still
     /// delivered, so that every config in the process reads what was assigned.
     func write(
-        _ changes: [(key: String, stored: StoredValue?, typedValue: (any Sendable)?)], to store: any ConfigStore,
+        _ changes: [SettingChange], to store: any ConfigStore,
         from origin: ObjectIdentifier
     ) -> UInt64 {
         var failure: (any Error)?
@@ -97,10 +163,14 @@ final class StoreHub: @unchecked Sendable {
         } catch {
             failure = error
         }
+        let external = store.externallyChangedKeys()
         version &+= 1
         let version = self.version
-        for receiver in receivers where receiver.context != origin {
-            if let config = receiver.config { targets.append(config) }
+        var everyone: [StorableConfig] = []
+        for receiver in receivers {
+            guard let config = receiver.config else { continue }
+            if receiver.context != origin { targets.append(config) }
+            if !external.isEmpty { everyone.append(config) }
         }
         lock.unlock()
 
@@ -114,6 +184,10 @@ final class StoreHub: @unchecked Sendable {
                 target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
             }
         }
+        // Changes that other processes made and the store noticed while writing.
+        for config in everyone {
+            config.loadSettings(version: version, onlyKeys: external)
+        }
         return version
     }
 
@@ -124,6 +198,7 @@ final class StoreHub: @unchecked Sendable {
         lock.lock()
         do {
             try store.reload()
+            _ = store.externallyChangedKeys()  // every key is read again below
         } catch {
             lock.unlock()
             throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")

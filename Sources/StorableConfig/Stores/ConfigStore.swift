@@ -57,6 +57,14 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// - Throws: If the storage cannot be read.
     func reload() throws
 
+    /// Returns, and forgets, the keys whose values the store found changed by someone else (another process,
+    /// a person editing a file) since it was last asked.
+    ///
+    /// The framework asks after every write and updates the configs bound to the storage, so a store that
+    /// re-reads its storage before writing makes outside changes visible with the next write. The default
+    /// implementation returns an empty set.
+    func externallyChangedKeys() -> Set<String>
+
     /// The object whose identity decides which stores share one storage within this process.
     ///
     /// Two ``JSONFileStore``s for one file share it, as do two ``UserDefaultsStore``s for one `UserDefaults`
@@ -87,6 +95,9 @@ extension ConfigStore {
 
     /// Does nothing.
     public func reload() throws {}
+
+    /// Returns an empty set.
+    public func externallyChangedKeys() -> Set<String> { [] }
 
     /// The store itself.
     public var storageIdentity: AnyObject { self }

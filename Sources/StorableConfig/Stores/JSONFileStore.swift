@@ -105,6 +105,11 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
         try file.reload()
     }
 
+    /// Returns, and forgets, the keys that the last reads of the file found changed by someone else.
+    public func externallyChangedKeys() -> Set<String> {
+        file.takeExternallyChangedKeys()
+    }
+
     /// The state shared by every store for this file in the process.
     public var storageIdentity: AnyObject { file }
 
@@ -121,6 +126,8 @@ final class JSONFile: @unchecked Sendable {
     private var values: [String: StoredValue] = [:]
     private var unwritten: [String: StoredValue?] = [:]
     private var stamp: FileSystem.Stamp?
+    /// Keys whose values a read of the file found changed by someone else, until they are taken.
+    private var externallyChanged: Set<String> = []
 
     private struct WeakFile {
         weak var file: JSONFile?
@@ -151,6 +158,7 @@ final class JSONFile: @unchecked Sendable {
                 try readFromDisk()
             }
         }
+        externallyChanged = []
     }
 
     var allValues: [String: StoredValue] {
@@ -204,6 +212,13 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
+    func takeExternallyChangedKeys() -> Set<String> {
+        lock.withLock {
+            defer { externallyChanged = [] }
+            return externallyChanged
+        }
+    }
+
     func reload() throws {
         try lock.withLock {
             try failing(on: path) { try readFromDisk() }
@@ -213,6 +228,8 @@ final class JSONFile: @unchecked Sendable {
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held.
     private func readFromDisk() throws {
+        let previous = values
+        defer { noteExternalChanges(from: previous) }
         let kind = try FileSystem.kind(ofPath: path)
         switch kind {
         case .file(let current, _) where current == stamp:
@@ -244,6 +261,20 @@ final class JSONFile: @unchecked Sendable {
         }
         for (key, value) in unwritten {
             values[key] = value
+        }
+    }
+}
+
+extension JSONFile {
+    /// Records the keys whose values differ from `previous`, other than this process's own changes.
+    /// Called with `lock` held.
+    fileprivate func noteExternalChanges(from previous: [String: StoredValue]) {
+        guard previous != values else { return }
+        for (key, value) in values where previous[key] != value && unwritten[key] == nil {
+            externallyChanged.insert(key)
+        }
+        for key in previous.keys where values[key] == nil && unwritten[key] == nil {
+            externallyChanged.insert(key)
         }
     }
 }

@@ -88,3 +88,50 @@ func jsonObject(at url: URL) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
     return try #require(object as? [String: Any])
 }
+
+/// The path of an executable built from this package, found beside the running test binary.
+func builtProduct(_ name: String) throws -> URL {
+    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let start = FileManager.default.fileExists(atPath: running.path)
+        ? running : URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = start.deletingLastPathComponent()
+    for _ in 0..<5 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+}
+
+/// A finished child process: its exit status and everything it printed.
+struct ChildResult {
+    var status: Int32
+    var output: String
+    var errorOutput: String
+}
+
+/// Runs a built executable to completion with `environment` added to this process's environment.
+func runProduct(
+    _ name: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+) throws -> ChildResult {
+    let process = Process()
+    process.executableURL = try builtProduct(name)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe()
+    let errorOutput = Pipe()
+    process.standardOutput = output
+    process.standardError = errorOutput
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+    let errorData = Locked(Data())
+    let errorReader = Thread { errorData.withLock { $0 = errorOutput.fileHandleForReading.readDataToEndOfFile() } }
+    errorReader.start()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+    return ChildResult(
+        status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+        errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+}

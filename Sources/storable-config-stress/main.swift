@@ -1,0 +1,203 @@
+// Drivers that prove JSONFileStore's guarantees with real processes: a writer killed with SIGKILL at random
+// moments, and several processes writing one file at once. The tests run the child commands; people run
+// the driver commands for figures:
+//
+//   swift run -c release storable-config-stress crash --kills 200
+//   swift run -c release storable-config-stress multiprocess --processes 4 --writes 300
+import Foundation
+import StorableConfig
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let usage = """
+    usage: storable-config-stress <command> [options]
+
+    driver commands (print figures):
+      crash [--kills N] [--directory D]
+          Start a writer, kill it with SIGKILL after a random 0-25 ms, check that the file parses and holds
+          every acknowledged write; N times (default 200).
+      multiprocess [--processes N] [--writes M] [--directory D]
+          N processes each write M keys of their own to one file at once; count the keys lost. The same run
+          against a UserDefaults suite is printed for comparison (default 4 x 300).
+
+    child commands (used by the drivers and the tests):
+      write-counter <file>                 write key "counter" = 1, 2, 3, ... forever, printing "ack N"
+                                           after each write returns
+      write-keys <file|suite:NAME> <prefix> <count>
+                                           write keys "<prefix>.<i>" = i for i in 1...count
+    """
+
+func fail(_ message: String, status: Int32 = 2) -> Never {
+    FileHandle.standardError.write(Data("storable-config-stress: \(message)\n".utf8))
+    exit(status)
+}
+
+func output(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+func option(_ name: String, in arguments: [String], default value: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name) else { return value }
+    guard index + 1 < arguments.count, let number = Int(arguments[index + 1]), number > 0 else {
+        fail("\(name) needs a positive number")
+    }
+    return number
+}
+
+func directoryOption(in arguments: [String]) -> URL {
+    if let index = arguments.firstIndex(of: "--directory"), index + 1 < arguments.count {
+        return URL(fileURLWithPath: arguments[index + 1], isDirectory: true)
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "storable-config-stress-\(UUID().uuidString)", isDirectory: true)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func store(for location: String) -> any ConfigStore {
+    if location.hasPrefix("suite:") {
+        guard let store = UserDefaultsStore(suiteName: String(location.dropFirst(6))) else { fail("bad suite") }
+        return store
+    }
+    do {
+        return try JSONFileStore(url: URL(fileURLWithPath: location))
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+/// The path of this program, to start children of it.
+let selfPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+
+func spawn(_ arguments: [String], output pipe: Pipe? = nil) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: FileManager.default.fileExists(atPath: selfPath)
+        ? selfPath : CommandLine.arguments[0])
+    process.arguments = arguments
+    process.standardOutput = pipe ?? FileHandle.nullDevice
+    do {
+        try process.run()
+    } catch {
+        fail("cannot start a child process: \(error)", status: 1)
+    }
+    return process
+}
+
+/// The highest "ack N" in a writer's output.
+func lastAcknowledged(_ data: Data) -> Int {
+    String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+        line.hasPrefix("ack ") ? Int(line.dropFirst(4)) : nil
+    }.max() ?? 0
+}
+
+/// Reads "counter" from the file the way another program would: parse or fail.
+func counterInFile(_ url: URL) -> Int? {
+    guard let data = FileManager.default.contents(atPath: url.path) else { return 0 }
+    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+    return (object["counter"] as? Int) ?? 0
+}
+
+func runCrash(_ arguments: [String]) {
+    let kills = option("--kills", in: arguments, default: 200)
+    let directory = directoryOption(in: arguments)
+    let url = directory.appendingPathComponent("crash.json")
+    var torn = 0
+    var lost = 0
+    var acknowledged = 0
+    let started = Date()
+    for _ in 0..<kills {
+        let pipe = Pipe()
+        let child = spawn(["write-counter", url.path], output: pipe)
+        usleep(UInt32.random(in: 0...25_000))
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        let acked = lastAcknowledged(pipe.fileHandleForReading.readDataToEndOfFile())
+        acknowledged = max(acknowledged, acked)
+        guard let counter = counterInFile(url) else {
+            torn += 1
+            continue
+        }
+        if counter < acked { lost += 1 }
+    }
+    let seconds = Date().timeIntervalSince(started)
+    output("crash: \(kills) kills in \(String(format: "%.1f", seconds)) s; last acknowledged write \(acknowledged)")
+    output("crash: files that did not parse: \(torn); kills that lost an acknowledged write: \(lost)")
+    if torn > 0 || lost > 0 { exit(1) }
+}
+
+func runMultiprocess(_ arguments: [String]) {
+    let processes = option("--processes", in: arguments, default: 4)
+    let writes = option("--writes", in: arguments, default: 300)
+    let directory = directoryOption(in: arguments)
+    let suite = "storable-config-stress-\(UUID().uuidString)"
+    for (name, location) in [("JSONFileStore", directory.appendingPathComponent("multi.json").path),
+                             ("UserDefaultsStore", "suite:\(suite)")] {
+        let started = Date()
+        let children = (0..<processes).map { spawn(["write-keys", location, "p\($0)", String(writes)]) }
+        for child in children { child.waitUntilExit() }
+        let seconds = Date().timeIntervalSince(started)
+        let reader = store(for: location)
+        try? reader.reload()
+        var kept = 0
+        for process in 0..<processes {
+            for index in 1...writes where (try? reader.value(forKey: "p\(process).\(index)")) == .int(Int64(index)) {
+                kept += 1
+            }
+        }
+        let total = processes * writes
+        output("\(name): \(processes) processes x \(writes) writes in \(String(format: "%.2f", seconds)) s: "
+            + "\(kept) of \(total) keys kept, \(total - kept) lost")
+    }
+    UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "write-counter":
+    guard arguments.count == 2 else { fail(usage) }
+    let store = store(for: arguments[1])
+    // Some bulk, so that every write rewrites a file of realistic size (about 20 KB).
+    if (try? store.value(forKey: "filler.0")) == nil {
+        let line = StoredValue.string(String(repeating: "settings ", count: 20))
+        do {
+            try store.apply(Dictionary(uniqueKeysWithValues: (0..<100).map { ("filler.\($0)", line) }))
+        } catch {
+            fail("\(error)", status: 1)
+        }
+    }
+    var counter = (try? store.value(forKey: "counter")).flatMap { value -> Int? in
+        if case .int(let number) = value { return Int(number) }
+        return nil
+    } ?? 0
+    while true {
+        counter += 1
+        do {
+            try store.setValue(.int(Int64(counter)), forKey: "counter")
+        } catch {
+            fail("\(error)", status: 1)
+        }
+        output("ack \(counter)")
+    }
+case "write-keys":
+    guard arguments.count == 4, let count = Int(arguments[3]) else { fail(usage) }
+    let store = store(for: arguments[1])
+    for index in 1...max(count, 1) {
+        do {
+            try store.setValue(.int(Int64(index)), forKey: "\(arguments[2]).\(index)")
+        } catch {
+            fail("\(error)", status: 1)
+        }
+    }
+case "crash":
+    runCrash(arguments)
+case "multiprocess":
+    runMultiprocess(arguments)
+case "--help", "-h", "help":
+    output(usage)
+default:
+    fail(usage)
+}

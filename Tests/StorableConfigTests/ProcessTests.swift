@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// JSONFileStore's guarantees, proved with real processes started from `storable-config-stress`.
+struct ProcessTests {
+    @Test func aWriterKilledAtRandomMomentsNeverLeavesATornFileOrLosesAnAcknowledgedWrite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("crash.json")
+        let writer = try builtProduct("storable-config-stress")
+        var acknowledged = 0
+        for _ in 0..<200 {
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = ["write-counter", url.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            usleep(UInt32.random(in: 0...25_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let acked = output.split(separator: "\n").compactMap { Int($0.dropFirst(4)) }.max() ?? 0
+            acknowledged = max(acknowledged, acked)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                #expect(acked == 0, "the file is missing after \(acked) acknowledged writes")
+                continue
+            }
+            let parsed = try JSONText.parse(data)
+            guard case .dictionary(let values) = parsed, case .int(let counter)? = values["counter"] else {
+                Issue.record("unexpected content \(parsed)")
+                continue
+            }
+            #expect(Int(counter) >= acked)
+            // Temporary files of killed writers are the only debris allowed.
+            let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            #expect(!siblings.contains { $0.contains("corrupt") })
+        }
+        #expect(acknowledged > 0, "no writer got as far as one write")
+    }
+
+    @Test func severalProcessesWritingOneFileLoseNoKey() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("multi.json")
+        let writer = try builtProduct("storable-config-stress")
+        let processes = 4
+        let writes = 150
+        let children = try (0..<processes).map { index in
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = ["write-keys", url.path, "p\(index)", String(writes)]
+            try process.run()
+            return process
+        }
+        for child in children {
+            child.waitUntilExit()
+            #expect(child.terminationStatus == 0)
+        }
+        let store = try JSONFileStore(url: url)
+        try store.reload()
+        var lost: [String] = []
+        for process in 0..<processes {
+            for index in 1...writes where store.value(forKey: "p\(process).\(index)") != .int(Int64(index)) {
+                lost.append("p\(process).\(index)")
+            }
+        }
+        #expect(lost.isEmpty, "lost \(lost.count) keys: \(lost.prefix(10))")
+    }
+}
