@@ -232,6 +232,16 @@ struct StorableConfigTests {
         #expect(store.value(forKey: "wrongtype.WrongTypeConfig.enabled") == .bool(true))
     }
 
+    @Test func anOptionalSettingWithAStoredValueOfTheWrongTypeReadsAsItsDefaultAndIsReported() throws {
+        ReportedErrors.install()
+        let key = "wrongtype.WrongTypeConfig.limit"
+        let store = InMemoryStore([key: .string("many")])
+        let config = WrongTypeConfig(store: store)
+        #expect(config.limit == 10)
+        #expect(ReportedErrors.mentioning(key).count == 1)
+        #expect(store.value(forKey: key) == .string("many"))
+    }
+
     @Test func aStructThatNoLongerDecodesReadsAsTheDefaultAndIsReported() throws {
         ReportedErrors.install()
         let key = "wrongtype.WrongTypeConfig.profile"
@@ -325,6 +335,7 @@ final class WrongTypeConfig: StorableConfig {
     override class var namespace: String { "wrongtype" }
     @Setting var enabled = false
     @Setting var profile = Profile(name: "default", age: 1)
+    @Setting var limit: Int? = 10
 }
 
 final class FailingStoreConfig: StorableConfig {

@@ -36,6 +36,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     private var binding: Binding?
 
     private struct Binding {
+        let name: String
         let key: String
         let context: ConfigContext
         /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
@@ -66,6 +67,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// Empty for a `Setting` that is not a property of a ``StorableConfig``.
     public var key: String {
         lock.withLock { binding?.key ?? "" }
+    }
+
+    /// The name of the property that declares the setting; empty for a `Setting` that is not a property of a
+    /// ``StorableConfig``.
+    public var name: String {
+        lock.withLock { binding?.name ?? "" }
     }
 
     /// The value the setting reads when nothing is stored: its declared initial value.
@@ -139,13 +146,11 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 }
 
-extension Setting: AnySetting {
-    var valueType: Any.Type { Value.self }
-
-    func bind(key: String, context: ConfigContext) {
+extension Setting: SettingBox {
+    func bind(name: String, key: String, context: ConfigContext) {
         lock.withLock {
             let defaultIsNil = (declaredDefault as? any OptionalValue)?.isNil ?? false
-            binding = Binding(key: key, context: context, removesOnNil: defaultIsNil)
+            binding = Binding(name: name, key: key, context: context, removesOnNil: defaultIsNil)
         }
     }
 
@@ -189,10 +194,9 @@ extension Setting: AnySetting {
 }
 
 /// What a config needs from a setting without knowing its value type.
-protocol AnySetting: AnyObject, Sendable {
-    var valueType: Any.Type { get }
-    /// Connects the setting to its key and config; called once, from the config's initializer.
-    func bind(key: String, context: ConfigContext)
+protocol SettingBox: AnySetting {
+    /// Connects the setting to its name, key and config; called once, from the config's initializer.
+    func bind(name: String, key: String, context: ConfigContext)
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
     func declarationProblem() -> String?
     /// Reads the default at once, inside a batch whose write will remove the stored value.

@@ -33,7 +33,7 @@ open class StorableConfig {
     let context: ConfigContext
     // Set once, in the initializer, and only read afterwards.
     private(set) var schema = ConfigSchema.empty
-    private(set) var settings: [any AnySetting] = []
+    private(set) var settings: [any SettingBox] = []
 
     /// Creates a config over `store` and loads the stored values of its settings.
     ///
@@ -50,7 +50,7 @@ open class StorableConfig {
         }
         settings = reflected.map(\.setting)
         for (index, setting) in settings.enumerated() {
-            setting.bind(key: schema.keys[index], context: context)
+            setting.bind(name: schema.names[index], key: schema.keys[index], context: context)
         }
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
@@ -89,6 +89,17 @@ open class StorableConfig {
 
     /// The keys of all of this config's settings, in declaration order (superclasses' settings first).
     public var keys: [String] { schema.keys }
+
+    /// All of this config's settings, in declaration order (superclasses' settings first), for code that works
+    /// with settings it does not know by name: a settings screen, a command-line tool, a migration.
+    ///
+    /// ```swift
+    /// for setting in config.allSettings {
+    ///     print(setting.name, setting.valueText, setting.isSet ? "" : "(default)")
+    /// }
+    /// try config.allSettings.first { $0.name == "fontSize" }?.assign(parsing: "14")
+    /// ```
+    public var allSettings: [any AnySetting] { settings }
 
     /// Removes the stored values of all of this config's settings, in one write, so that they read their
     /// defaults again. Keys that this config does not declare are left alone.
@@ -176,7 +187,7 @@ open class StorableConfig {
             let declaringClass = String(describing: current.subjectType)
             levels.append(
                 current.children.compactMap { child in
-                    guard let label = child.label, let setting = child.value as? any AnySetting else { return nil }
+                    guard let label = child.label, let setting = child.value as? any SettingBox else { return nil }
                     // A wrapper's storage is reflected as `_name`.
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                     return ReflectedSetting(name: name, declaringClass: declaringClass, setting: setting)
@@ -191,5 +202,5 @@ open class StorableConfig {
 struct ReflectedSetting {
     let name: String
     let declaringClass: String
-    let setting: any AnySetting
+    let setting: any SettingBox
 }

@@ -22,6 +22,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case writeFailed(key: String, reason: String)
     /// The store failed to reload from its storage.
     case reloadFailed(store: String, reason: String)
+    /// Text given for `key` is not a value of the setting's type; `expected` says what would be.
+    case invalidText(key: String, text: String, expected: String)
     /// A config class declares a setting that cannot work; raised when the class is first used.
     case invalidDeclaration(className: String, property: String, reason: String)
     /// A store's file could not be used.
@@ -34,7 +36,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     public var key: String? {
         switch self {
         case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
-            .writeFailed(let key, _):
+            .writeFailed(let key, _), .invalidText(let key, _, _):
             key
         default: nil
         }
@@ -54,6 +56,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "Writing '\(key)' to the store failed (\(reason)); the new value is kept in memory only."
         case .reloadFailed(let store, let reason):
             "Reloading \(store) failed (\(reason)); the settings keep their current values."
+        case .invalidText(let key, let text, let expected):
+            "\"\(text)\" is not a value for '\(key)', which expects \(expected); the setting is unchanged."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(reason)."
         case .fileUnusable(let path, let reason):

@@ -32,7 +32,8 @@ enum StoredValueCoding {
     /// - Throws: ``Failure`` if `stored` does not hold a `Value`.
     static func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
         if let nativeType = Value.self as? any StoredValueConvertible.Type {
-            guard let value = nativeType.init(storedValue: stored) as? Value else {
+            // Bind the conversion before casting: `nil as? Value` succeeds when `Value` is an Optional.
+            guard let converted = nativeType.init(storedValue: stored), let value = converted as? Value else {
                 throw Failure(description: "it is \(stored.kindDescription)")
             }
             return value

@@ -179,8 +179,10 @@ extension Optional: StoredValueConvertible where Wrapped: StoredValueConvertible
 /// Lets generic code ask whether a value is `nil` without knowing that it is an `Optional`.
 protocol OptionalValue {
     var isNil: Bool { get }
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalValue {
     var isNil: Bool { self == nil }
+    static var wrappedType: Any.Type { Wrapped.self }
 }

@@ -90,7 +90,7 @@ final class Account: Codable, Equatable, Sendable {
     }
 }
 
-enum Theme: String, Codable, Sendable {
+enum Theme: String, Codable, Sendable, CaseIterable {
     case light, dark, system
 }
 

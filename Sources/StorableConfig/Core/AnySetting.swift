@@ -1,0 +1,38 @@
+/// A setting whose value type is not known where it is used: what ``StorableConfig/allSettings`` lists.
+///
+/// Values come and go as text, in the form a person types on a command line:
+///
+/// ```swift
+/// let setting = config.allSettings.first { $0.name == "selectedHobbies" }!
+/// setting.valueText                          // ["sleep","eat"]
+/// try setting.assign(parsing: #"["go"]"#)    // parsed as [String], then stored
+/// try setting.assign(parsing: "nope")        // throws: expects JSON such as ["sleep","eat"]
+/// ```
+public protocol AnySetting: AnyObject, Sendable {
+    /// The name of the property that declares the setting.
+    var name: String { get }
+    /// The key under which the setting is stored.
+    var key: String { get }
+    /// Whether the store holds a value for the setting.
+    var isSet: Bool { get }
+    /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".
+    var valueTypeName: String { get }
+    /// What ``assign(parsing:)`` accepts, as a phrase: "true or false", "a whole number", "one of: light, dark".
+    var expectedFormat: String { get }
+    /// The current value as text: strings, dates and URLs as they are, everything else as compact JSON.
+    var valueText: String { get }
+    /// The default value as text, in the form of ``valueText``.
+    var defaultValueText: String { get }
+    /// The current value's stored form.
+    var storedValue: StoredValue { get }
+    /// Parses `text` as a value of the setting's type and assigns it.
+    ///
+    /// `text` is read as JSON when it is JSON that fits the type (`true`, `14`, `["a"]`, `{"x": 1}`, `null` for
+    /// an optional), and otherwise as a plain string (`dark` for a `String`-backed enum, a URL, an ISO 8601
+    /// date, any text for a `String`).
+    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if `text` is not a value of the type;
+    ///   the setting is then unchanged.
+    func assign(parsing text: String) throws
+    /// Removes the stored value, so that the setting reads its default again.
+    func reset()
+}

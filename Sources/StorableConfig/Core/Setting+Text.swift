@@ -1,0 +1,72 @@
+import Foundation
+
+extension Setting: AnySetting {
+    public var valueTypeName: String {
+        StoredValueCoding.typeName(Value.self)
+    }
+
+    public var expectedFormat: String {
+        Self.format(of: Value.self, example: (try? StoredValueCoding.encode(defaultValue)) ?? .null)
+    }
+
+    public var valueText: String {
+        Self.text(of: storedValue)
+    }
+
+    public var defaultValueText: String {
+        Self.text(of: (try? StoredValueCoding.encode(defaultValue)) ?? .null)
+    }
+
+    public var storedValue: StoredValue {
+        (try? StoredValueCoding.encode(wrappedValue)) ?? .null
+    }
+
+    public func assign(parsing text: String) throws {
+        var candidates: [StoredValue] = []
+        if let json = try? JSONText.parse(Data(text.utf8)) { candidates.append(json) }
+        candidates.append(.string(text))
+        for candidate in candidates {
+            if let value = try? StoredValueCoding.decode(Value.self, from: candidate) {
+                wrappedValue = value
+                return
+            }
+        }
+        throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
+    }
+
+    private static func text(of stored: StoredValue) -> String {
+        switch stored {
+        case .string(let text): text
+        case .date(let date): ISO8601Timestamp.string(from: date)
+        default: JSONText.string(from: stored, pretty: false)
+        }
+    }
+
+    private static func format(of type: Any.Type, example: StoredValue) -> String {
+        if let optional = type as? any OptionalValue.Type {
+            return format(of: optional.wrappedType, example: example) + ", or null for no value"
+        }
+        switch type {
+        case is Bool.Type: return "true or false"
+        case is any FixedWidthInteger.Type: return "a whole number"
+        case is any BinaryFloatingPoint.Type: return "a number"
+        case is String.Type: return "any text"
+        case is Date.Type: return "an ISO 8601 date such as 2026-11-21T09:30:00Z"
+        case is URL.Type: return "a URL such as https://example.com"
+        default: break
+        }
+        if let cases = type as? any CaseIterable.Type {
+            let names = allCaseTexts(of: cases)
+            if !names.isEmpty { return "one of: " + names.joined(separator: ", ") }
+        }
+        return "JSON such as \(JSONText.string(from: example, pretty: false))"
+    }
+
+    private static func allCaseTexts<Cases: CaseIterable>(of type: Cases.Type) -> [String] {
+        type.allCases.compactMap { value in
+            guard let encodable = value as? any Encodable, let stored = try? StoredValueCoding.encode(encodable)
+            else { return nil }
+            return text(of: stored)
+        }
+    }
+}
