@@ -1,36 +1,35 @@
-// The seed article's three namespaced configs, persisted between runs.
-// Run it twice: the first run is the first launch, the second is not.
+// storable-config-demo: the seed article's app / twitter / facebook configs, persisted between runs, and a
+// tool to look at and edit them. `storable-config-demo --help` explains the commands.
 import Foundation
 import StorableConfig
 
-final class AppConfig: StorableConfig {
-    @Setting var isFirstLaunch = true
-    @Setting var userName = ""
-    @Setting var selectedHobbies: [String] = []
-    @Setting var nickname: String? = nil
+/// Problems the library reports while the command runs; a failed write makes the command fail.
+let reported = ReportedProblems()
+StorableConfig.errorHandler = { error in reported.add(error) }
+
+func exitWithMessage(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("storable-config-demo: \(message)\n".utf8))
+    exit(status)
 }
 
-final class TwitterConfig: StorableConfig { @Setting var userName = "" }
-final class FacebookConfig: StorableConfig { @Setting var userName = "" }
-
-let app = AppConfig()
-let twitter = TwitterConfig()
-let facebook = FacebookConfig()
-
-if app.isFirstLaunch {
-    print("First launch: welcome! Recording that you have been here.")
-    app.isFirstLaunch = false
-} else {
-    print("Welcome back: this is not the first launch.")
+let command: DemoCommand
+do {
+    command = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    exitWithMessage(error.message + " (see storable-config-demo --help)", status: 2)
 }
 
-print("Settings, stored in \(app.store):")
-func show(_ key: String, _ value: Any) {
-    print("  \(key) = \(value)")
+if case .help(let topic) = command.action {
+    print(topic.map(DemoHelp.command) ?? DemoHelp.general)
+    exit(0)
 }
-show(app.$isFirstLaunch.key, app.isFirstLaunch)
-show(app.$userName.key, "\"\(app.userName)\"")
-show(app.$selectedHobbies.key, app.selectedHobbies)
-show(app.$nickname.key, app.nickname.map { "\"\($0)\"" } ?? "nil")
-show(twitter.$userName.key, "\"\(twitter.userName)\"")
-show(facebook.$userName.key, "\"\(facebook.userName)\"")
+
+do {
+    let store = try DemoTool.openStore(path: command.storePath)
+    try DemoTool(store: store).run(command.action)
+} catch {
+    exitWithMessage(error.message, status: error.usage ? 2 : 1)
+}
+if let failure = reported.firstWriteFailure {
+    exitWithMessage(failure.description, status: 1)
+}

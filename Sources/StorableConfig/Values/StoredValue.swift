@@ -65,3 +65,18 @@ extension StoredValue: CustomStringConvertible {
         return String(text.prefix(197)) + "..."
     }
 }
+
+extension StoredValue {
+    /// Parses JSON text: integers become ``int(_:)`` (or ``uint(_:)`` above `Int64.max`), other numbers
+    /// ``double(_:)``, objects ``dictionary(_:)``.
+    /// - Throws: An error naming the byte offset where the text stops being JSON.
+    public init(jsonText: String) throws {
+        self = try JSONText.parse(Data(jsonText.utf8))
+    }
+
+    /// The value as JSON text, keys sorted; `pretty` indents by two spaces. Dates are ISO 8601 text, data is
+    /// base64 text, non-finite numbers are the strings "Infinity", "-Infinity" and "NaN".
+    public func jsonText(pretty: Bool = false) -> String {
+        JSONText.string(from: self, pretty: pretty)
+    }
+}

@@ -112,12 +112,13 @@ struct ChildResult {
 
 /// Runs a built executable to completion with `environment` added to this process's environment.
 func runProduct(
-    _ name: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    _ name: String, _ arguments: [String], environment: [String: String] = [:], removing: Set<String> = []
 ) throws -> ChildResult {
     let process = Process()
     process.executableURL = try builtProduct(name)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        .filter { !removing.contains($0.key) }
     let output = Pipe()
     let errorOutput = Pipe()
     process.standardOutput = output

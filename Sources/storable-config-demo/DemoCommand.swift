@@ -1,0 +1,107 @@
+/// A parsed command line.
+struct DemoCommand: Equatable {
+    enum Action: Equatable {
+        case launch
+        case list(json: Bool)
+        case get(String)
+        case set(String, String)
+        case reset(String?)
+        case help(String?)
+    }
+
+    var action: Action
+    var storePath: String?
+
+    /// A command line that does not parse: exit status 2.
+    struct UsageError: Error, Equatable {
+        var message: String
+    }
+
+    static let commands = ["list", "get", "set", "reset", "help"]
+
+    /// Parses the arguments after the program name.
+    static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
+        var storePath: String?
+        var json = false
+        var wantsHelp = false
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !isOption(argument) {
+                positionals.append(argument)
+                continue
+            }
+            switch argument {
+            case "--":
+                optionsEnded = true
+            case "--store":
+                guard index < arguments.count else {
+                    throw UsageError(message: "--store needs a path: --store <path.json>")
+                }
+                storePath = arguments[index]
+                index += 1
+            case _ where argument.hasPrefix("--store="):
+                storePath = String(argument.dropFirst("--store=".count))
+            case "--json":
+                json = true
+            case "--help", "-h":
+                wantsHelp = true
+            default:
+                throw UsageError(
+                    message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), --help")
+            }
+        }
+        if let storePath, storePath.isEmpty {
+            throw UsageError(message: "--store needs a path: --store <path.json>")
+        }
+        let command = positionals.first
+        if wantsHelp { return DemoCommand(action: .help(command.flatMap { commands.contains($0) ? $0 : nil }), storePath: storePath) }
+        let operands = Array(positionals.dropFirst())
+        if json && command != "list" {
+            throw UsageError(message: "--json applies only to list: storable-config-demo list --json")
+        }
+        func expect(_ count: ClosedRange<Int>, _ synopsis: String) throws(UsageError) {
+            guard count.contains(operands.count) else {
+                let problem = operands.count < count.lowerBound ? "is missing an argument" : "has too many arguments"
+                throw UsageError(message: "\(command ?? "") \(problem): storable-config-demo \(synopsis)")
+            }
+        }
+        let action: Action
+        switch command {
+        case nil:
+            action = .launch
+        case "list":
+            try expect(0...0, "list [--json]")
+            action = .list(json: json)
+        case "get":
+            try expect(1...1, "get <config>.<setting>")
+            action = .get(operands[0])
+        case "set":
+            try expect(2...2, "set <config>.<setting> <value>")
+            action = .set(operands[0], operands[1])
+        case "reset":
+            try expect(0...1, "reset [<config>[.<setting>]]")
+            action = .reset(operands.first)
+        case "help":
+            guard operands.count <= 1 else { throw UsageError(message: "help takes one command: storable-config-demo help <command>") }
+            if let topic = operands.first, !commands.contains(topic) {
+                throw UsageError(message: "unknown command '\(topic)'; commands are \(commands.joined(separator: ", "))")
+            }
+            action = .help(operands.first)
+        case let other?:
+            throw UsageError(
+                message: "unknown command '\(other)'; commands are \(commands.joined(separator: ", ")) "
+                    + "(or none, to simulate an app launch)")
+        }
+        return DemoCommand(action: action, storePath: storePath)
+    }
+
+    /// Options start with a dash; negative numbers ("-5", "-0.5") are values.
+    private static func isOption(_ argument: String) -> Bool {
+        guard argument.hasPrefix("-"), argument.count > 1 else { return false }
+        return Double(argument) == nil
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import StorableConfig
+
+/// The demo's configs share a fixed namespace, so that keys do not depend on how the binary is named.
+class DemoConfig: StorableConfig {
+    override class var namespace: String { "storable-config-demo" }
+}
+
+/// The seed article's app settings, and a few more types worth showing.
+final class AppConfig: DemoConfig {
+    @Setting var isFirstLaunch = true
+    @Setting var userName = ""
+    @Setting var selectedHobbies: [String] = []
+    @Setting var nickname: String? = nil
+    @Setting var launchCount = 0
+    @Setting var lastLaunch: Date? = nil
+    @Setting var volume = 0.8
+    @Setting var theme = Theme.system
+    @Setting var window = WindowFrame(width: 800, height: 600)
+}
+
+final class TwitterConfig: DemoConfig {
+    @Setting var userName = ""
+}
+
+final class FacebookConfig: DemoConfig {
+    @Setting var userName = ""
+}
+
+enum Theme: String, Codable, Sendable, CaseIterable {
+    case system, light, dark
+}
+
+struct WindowFrame: Codable, Sendable, Equatable {
+    var width: Int
+    var height: Int
+}
+
+/// A config as the command line names it: `app`, `twitter`, `facebook`.
+struct NamedConfig {
+    let name: String
+    let config: StorableConfig
+
+    static func all(store: any ConfigStore) -> [NamedConfig] {
+        [
+            NamedConfig(name: "app", config: AppConfig(store: store)),
+            NamedConfig(name: "twitter", config: TwitterConfig(store: store)),
+            NamedConfig(name: "facebook", config: FacebookConfig(store: store)),
+        ]
+    }
+}

@@ -1,0 +1,90 @@
+/// The demo's help texts.
+enum DemoHelp {
+    static let general = """
+        storable-config-demo: look at and edit the StorableConfig demo's settings.
+
+        usage: storable-config-demo [<command>] [--store <path.json>]
+
+        With no command, simulates an app launch: says whether this is the first launch, records the launch,
+        and shows the settings and where they are stored.
+
+        commands:
+          list [--json]                     every setting: value, default, whether it is set, storage key
+          get <config>.<setting>            print one value alone, e.g. for $(...) in a shell
+          set <config>.<setting> <value>    parse the value as the setting's type and store it
+          reset [<config>[.<setting>]]      back to defaults: everything, one config, or one setting
+          help [<command>]                  this text, or one command's with examples
+
+        configs: app, twitter, facebook
+
+        options (before or after the command):
+          --store <path.json>   use this JSON file instead of the default
+                                ($XDG_CONFIG_HOME or ~/.config, then storable-config-demo/settings.json)
+          --help, -h            show help
+
+        examples:
+          storable-config-demo
+          storable-config-demo set twitter.userName nkysu1
+          storable-config-demo get twitter.userName
+          storable-config-demo list --json --store /tmp/demo.json
+
+        exit status: 0 success, 1 failure (the store cannot be read or written), 2 usage error.
+        """
+
+    static func command(_ name: String) -> String {
+        switch name {
+        case "list":
+            return """
+                usage: storable-config-demo list [--json] [--store <path.json>]
+
+                Lists every setting of every config: its short name, value, default, whether a value is stored
+                (yes) or the default is in use (no), and its full storage key. With --json, prints one JSON
+                object mapping short names to values, for scripts.
+
+                examples:
+                  storable-config-demo list
+                  storable-config-demo list --json
+                """
+        case "get":
+            return """
+                usage: storable-config-demo get <config>.<setting> [--store <path.json>]
+
+                Prints the setting's value alone on one line: text as it is (nkysu1), numbers and Booleans as
+                they are (true, 0.8), arrays and structures as compact JSON (["sleep","eat"]).
+
+                examples:
+                  storable-config-demo get app.isFirstLaunch
+                  name=$(storable-config-demo get twitter.userName)
+                """
+        case "set":
+            return """
+                usage: storable-config-demo set <config>.<setting> <value> [--store <path.json>]
+
+                Parses the value as the setting's type and stores it: true or false for a Boolean, numbers as
+                numbers, a case name for an enumeration, JSON for arrays and structures, null to clear an
+                optional. A value that does not parse changes nothing and names the type expected.
+
+                examples:
+                  storable-config-demo set twitter.userName nkysu1
+                  storable-config-demo set app.selectedHobbies '["sleep","eat"]'
+                  storable-config-demo set app.theme dark
+                  storable-config-demo set app.window '{"width": 1024, "height": 768}'
+                  storable-config-demo set app.nickname null
+                """
+        case "reset":
+            return """
+                usage: storable-config-demo reset [<config>[.<setting>]] [--store <path.json>]
+
+                Removes stored values so that settings read their defaults again: every setting, those of one
+                config, or one setting. Keys that the demo does not declare are left alone.
+
+                examples:
+                  storable-config-demo reset app.userName
+                  storable-config-demo reset twitter
+                  storable-config-demo reset
+                """
+        default:
+            return general
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import StorableConfig
+
+/// Runs a parsed command against the demo's configs.
+struct DemoTool {
+    /// A failure to report with exit status 1 (`usage` false) or 2 (`usage` true).
+    struct Failure: Error {
+        var message: String
+        var usage = false
+    }
+
+    let store: any ConfigStore
+    let configs: [NamedConfig]
+
+    /// Opens the store at `path`, or the default location when `path` is nil.
+    static func openStore(path: String?) throws(Failure) -> JSONFileStore {
+        let url = path.map { URL(fileURLWithPath: $0) } ?? JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
+        do {
+            return try JSONFileStore(url: url)
+        } catch {
+            throw Failure(message: "cannot open the settings: \(error)")
+        }
+    }
+
+    init(store: any ConfigStore) {
+        self.store = store
+        configs = NamedConfig.all(store: store)
+    }
+
+    func run(_ action: DemoCommand.Action) throws(Failure) {
+        switch action {
+        case .launch: launch()
+        case .list(let json): json ? listJSON() : listTable()
+        case .get(let name): print(try setting(named: name).setting.valueText)
+        case .set(let name, let text):
+            let (shortName, setting) = try setting(named: name)
+            do {
+                try setting.assign(parsing: text)
+            } catch {
+                throw Failure(
+                    message: "invalid value '\(text)' for \(shortName): expected \(setting.valueTypeName), "
+                        + "\(setting.expectedFormat)", usage: true)
+            }
+            print("\(shortName) = \(setting.valueText)")
+        case .reset(nil):
+            for named in configs { named.config.reset() }
+            print("reset every setting to its default")
+        case .reset(let name?):
+            if let named = configs.first(where: { $0.name == name }) {
+                named.config.reset()
+                print("reset \(name) to its defaults")
+            } else {
+                let (shortName, setting) = try setting(named: name)
+                setting.reset()
+                print("reset \(shortName) to its default: \(setting.valueText)")
+            }
+        case .help(let topic):
+            print(topic.map(DemoHelp.command) ?? DemoHelp.general)
+        }
+    }
+
+    private func launch() {
+        guard let app = configs.first?.config as? AppConfig else { return }
+        if app.isFirstLaunch {
+            print("First launch: welcome! This run is recorded, so the next one will not be a first launch.")
+        } else {
+            let last = app.lastLaunch == nil ? "" : " (last launch \(app.$lastLaunch.valueText))"
+            print("Welcome back: this is launch \(app.launchCount + 1)\(last).")
+        }
+        app.batch {
+            app.isFirstLaunch = false
+            app.launchCount += 1
+            app.lastLaunch = Date()
+        }
+        print("Settings are stored in \(store):\n")
+        listTable()
+    }
+
+    private func rows() -> [(name: String, setting: any AnySetting)] {
+        configs.flatMap { named in named.config.allSettings.map { ("\(named.name).\($0.name)", $0) } }
+    }
+
+    private func listTable() {
+        let header = ["SETTING", "VALUE", "DEFAULT", "SET", "KEY"]
+        // An empty string shows as "" so that the columns stay readable.
+        func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
+        let lines = rows().map { row in
+            [
+                row.name, shown(row.setting.valueText), shown(row.setting.defaultValueText),
+                row.setting.isSet ? "yes" : "no", row.setting.key,
+            ]
+        }
+        let widths = (0..<header.count).map { column in
+            ([header] + lines).map { $0[column].count }.max() ?? 0
+        }
+        for line in [header] + lines {
+            let cells = line.enumerated().map { column, cell in
+                column == line.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            print(cells.joined(separator: "  "))
+        }
+    }
+
+    private func listJSON() {
+        var object: [String: StoredValue] = [:]
+        for row in rows() { object[row.name] = row.setting.storedValue }
+        print(StoredValue.dictionary(object).jsonText(pretty: true))
+    }
+
+    /// Finds `<config>.<setting>`, or fails naming what is valid.
+    private func setting(named name: String) throws(Failure) -> (name: String, setting: any AnySetting) {
+        let configNames = configs.map(\.name).joined(separator: ", ")
+        guard let dot = name.firstIndex(of: ".") else {
+            if let named = configs.first(where: { $0.name == name }) {
+                throw Failure(
+                    message: "'\(name)' is a config; name one of its settings: \(settingNames(of: named))", usage: true)
+            }
+            throw Failure(
+                message: "'\(name)' is not <config>.<setting> (for example app.userName); configs are \(configNames)",
+                usage: true)
+        }
+        let configName = String(name[..<dot])
+        let settingName = String(name[name.index(after: dot)...])
+        guard let named = configs.first(where: { $0.name == configName }) else {
+            throw Failure(message: "unknown config '\(configName)'; configs are \(configNames)", usage: true)
+        }
+        guard let setting = named.config.allSettings.first(where: { $0.name == settingName }) else {
+            throw Failure(
+                message: "unknown setting '\(name)'; settings of \(configName) are \(settingNames(of: named))",
+                usage: true)
+        }
+        return (name, setting)
+    }
+
+    private func settingNames(of named: NamedConfig) -> String {
+        named.config.allSettings.map(\.name).joined(separator: ", ")
+    }
+}

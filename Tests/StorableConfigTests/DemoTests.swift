@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// `storable-config-demo` run as a separate process, each test with a HOME of its own.
+final class DemoHome {
+    let directory = TemporaryDirectory()
+
+    var settingsFile: URL {
+        directory.url.appendingPathComponent(".config/storable-config-demo/settings.json")
+    }
+
+    @discardableResult
+    func run(_ arguments: String...) throws -> ChildResult {
+        try run(arguments)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildResult {
+        try runProduct(
+            "storable-config-demo", arguments, environment: ["HOME": directory.url.path].merging(environment) { $1 },
+            removing: environment["XDG_CONFIG_HOME"] == nil ? ["XDG_CONFIG_HOME"] : [])
+    }
+
+    func settings() throws -> [String: Any] {
+        try jsonObject(at: settingsFile)
+    }
+}
+
+struct DemoTests {
+    @Test func theFirstRunIsAFirstLaunchAndTheSecondIsNot() throws {
+        let home = DemoHome()
+        let first = try home.run()
+        #expect(first.status == 0)
+        #expect(first.output.hasPrefix("First launch"))
+        #expect(first.output.contains(home.settingsFile.path))
+        #expect(first.output.contains("app.isFirstLaunch"))
+        let second = try home.run()
+        #expect(second.status == 0)
+        #expect(second.output.hasPrefix("Welcome back: this is launch 2"))
+        #expect(try home.settings()["storable-config-demo.AppConfig.isFirstLaunch"] as? Bool == false)
+        #expect(try home.settings()["storable-config-demo.AppConfig.launchCount"] as? Int == 2)
+    }
+
+    @Test(arguments: [
+        ("twitter.userName", "nkysu1", "nkysu1"),
+        ("app.isFirstLaunch", "false", "false"),
+        ("app.launchCount", "-5", "-5"),
+        ("app.volume", "0.25", "0.25"),
+        ("app.selectedHobbies", #"["sleep", "eat"]"#, #"["sleep","eat"]"#),
+        ("app.window", #"{"width": 1024, "height": 768}"#, #"{"height":768,"width":1024}"#),
+        ("app.theme", "dark", "dark"),
+        ("app.nickname", "nick", "nick"),
+        ("app.lastLaunch", "2026-11-21T09:30:00+09:00", "2026-11-21T00:30:00Z"),
+    ])
+    func setStoresTheParsedValueAndGetPrintsItAlone(name: String, value: String, printed: String) throws {
+        let home = DemoHome()
+        let set = try home.run("set", name, value)
+        #expect(set.status == 0, "\(set.errorOutput)")
+        let get = try home.run("get", name)
+        #expect(get.status == 0)
+        #expect(get.output == printed + "\n")
+    }
+
+    @Test func settingAnOptionalToNullClearsIt() throws {
+        let home = DemoHome()
+        try home.run("set", "app.nickname", "nick")
+        try home.run("set", "app.nickname", "null")
+        #expect(try home.run("get", "app.nickname").output == "null\n")
+        #expect(try home.settings()["storable-config-demo.AppConfig.nickname"] == nil)
+    }
+
+    @Test func listShowsValueDefaultWhetherSetAndKey() throws {
+        let home = DemoHome()
+        try home.run("set", "twitter.userName", "nkysu1")
+        let list = try home.run("list")
+        #expect(list.status == 0)
+        let lines = list.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("SETTING") == true)
+        let twitter = try #require(lines.first { $0.hasPrefix("twitter.userName") })
+        #expect(twitter.contains("nkysu1"))
+        #expect(twitter.contains(" yes "))
+        #expect(twitter.hasSuffix("storable-config-demo.TwitterConfig.userName"))
+        let facebook = try #require(lines.first { $0.hasPrefix("facebook.userName") })
+        #expect(facebook.contains(" no "))
+        #expect(lines.count == 12)
+    }
+
+    @Test func listJSONMapsShortNamesToValues() throws {
+        let home = DemoHome()
+        try home.run("set", "app.selectedHobbies", #"["go"]"#)
+        let list = try home.run("list", "--json")
+        #expect(list.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+        #expect(object["app.selectedHobbies"] as? [String] == ["go"])
+        #expect(object["app.isFirstLaunch"] as? Bool == true)
+        #expect((object["app.window"] as? [String: Any])?["width"] as? Int == 800)
+        #expect(object.count == 11)
+    }
+
+    @Test func resetRestoresDefaultsForOneSettingOneConfigOrEverything() throws {
+        let home = DemoHome()
+        try home.run("set", "twitter.userName", "t")
+        try home.run("set", "facebook.userName", "f")
+        try home.run("set", "app.userName", "a")
+        try home.run("set", "app.theme", "dark")
+        #expect(try home.run("reset", "app.userName").status == 0)
+        #expect(try home.run("get", "app.userName").output == "\n")
+        #expect(try home.run("get", "app.theme").output == "dark\n")
+        #expect(try home.run("reset", "app").status == 0)
+        #expect(try home.run("get", "app.theme").output == "system\n")
+        #expect(try home.run("get", "twitter.userName").output == "t\n")
+        #expect(try home.run("reset").status == 0)
+        #expect(try home.run("get", "facebook.userName").output == "\n")
+        #expect(try home.settings().isEmpty)
+    }
+
+    @Test func storeOptionWorksBeforeOrAfterTheCommand() throws {
+        let home = DemoHome()
+        let file = home.directory.file("elsewhere.json")
+        #expect(try home.run("--store", file.path, "set", "twitter.userName", "x").status == 0)
+        #expect(try home.run("get", "twitter.userName", "--store", file.path).output == "x\n")
+        #expect(try home.run("get", "twitter.userName").output == "\n")
+        #expect(try jsonObject(at: file)["storable-config-demo.TwitterConfig.userName"] as? String == "x")
+    }
+
+    @Test func xdgConfigHomeMovesTheDefaultStore() throws {
+        let home = DemoHome()
+        let configHome = home.directory.file("xdg")
+        let result = try home.run(["set", "twitter.userName", "x"], environment: ["XDG_CONFIG_HOME": configHome.path])
+        #expect(result.status == 0)
+        let file = configHome.appendingPathComponent("storable-config-demo/settings.json")
+        #expect(try jsonObject(at: file)["storable-config-demo.TwitterConfig.userName"] as? String == "x")
+        #expect(!FileManager.default.fileExists(atPath: home.settingsFile.path))
+    }
+
+    @Test func helpExplainsEveryCommandWithExamples() throws {
+        let home = DemoHome()
+        let general = try home.run("--help")
+        #expect(general.status == 0)
+        for command in ["list", "get", "set", "reset", "--store"] {
+            #expect(general.output.contains(command))
+        }
+        let setHelp = try home.run("help", "set")
+        #expect(setHelp.output.contains("examples:"))
+        #expect(setHelp.output.contains("storable-config-demo set twitter.userName nkysu1"))
+        #expect(try home.run("get", "--help").output.contains("usage: storable-config-demo get"))
+        #expect(!FileManager.default.fileExists(atPath: home.settingsFile.path))
+    }
+
+    @Test(arguments: [
+        (["get", "tumblr.userName"], "unknown config 'tumblr'; configs are app, twitter, facebook"),
+        (["get", "app.color"], "unknown setting 'app.color'; settings of app are isFirstLaunch, userName"),
+        (["set", "app.isFirstLaunch", "yes"], "expected Bool, true or false"),
+        (["set", "app.launchCount", "many"], "expected Int, a whole number"),
+        (["set", "app.theme", "purple"], "one of: system, light, dark"),
+        (["set", "app.window", "{\"width\": 1}"], "expected WindowFrame, JSON such as"),
+        (["set", "app.userName"], "set is missing an argument: storable-config-demo set <config>.<setting> <value>"),
+        (["get"], "get is missing an argument"),
+        (["get", "app"], "'app' is a config; name one of its settings"),
+        (["get", "a", "b"], "get has too many arguments"),
+        (["list", "--verbose"], "unknown option '--verbose'"),
+        (["get", "app.userName", "--json"], "--json applies only to list"),
+        (["frobnicate"], "unknown command 'frobnicate'; commands are list, get, set, reset, help"),
+        (["--store"], "--store needs a path"),
+    ])
+    func badInputIsAOneLineUsageErrorAndChangesNothing(arguments: [String], message: String) throws {
+        let home = DemoHome()
+        try home.run("set", "app.userName", "before")
+        let before = try Data(contentsOf: home.settingsFile)
+        let result = try home.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.output.isEmpty)
+        #expect(result.errorOutput.split(separator: "\n").count == 1)
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        #expect(try Data(contentsOf: home.settingsFile) == before)
+    }
+
+    @Test func anUnusableStoreFileIsAFailureNamingThePath() throws {
+        let home = DemoHome()
+        let result = try home.run("list", "--store", home.directory.url.path)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains(home.directory.url.path))
+        #expect(result.errorOutput.contains("directory"))
+    }
+
+    @Test func aFailedWriteIsAFailureAndTheFileIsUnchanged() throws {
+        let home = DemoHome()
+        try home.run("set", "app.userName", "before")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: home.settingsFile.path)
+        let result = try home.run("set", "app.userName", "after")
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains(home.settingsFile.path))
+        #expect(result.errorOutput.contains("read-only"))
+        #expect(try home.settings()["storable-config-demo.AppConfig.userName"] as? String == "before")
+    }
+
+    @Test func aCorruptFileIsSetAsideWithAWarningAndTheToolCarriesOn() throws {
+        let home = DemoHome()
+        try home.run("set", "app.userName", "before")
+        try Data("{ not json".utf8).write(to: home.settingsFile)
+        let result = try home.run("get", "app.userName")
+        #expect(result.status == 0)
+        #expect(result.output == "\n")
+        #expect(result.errorOutput.contains("warning"))
+        #expect(result.errorOutput.contains("settings.json.corrupt-"))
+        let siblings = try FileManager.default.contentsOfDirectory(
+            atPath: home.settingsFile.deletingLastPathComponent().path)
+        #expect(siblings.contains { $0.hasPrefix("settings.json.corrupt-") })
+    }
+
+    @Test func twoProcessesSettingDifferentSettingsAtOnceLoseNoWrite() throws {
+        let home = DemoHome()
+        let demo = try builtProduct("storable-config-demo")
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.directory.url.path
+        environment["XDG_CONFIG_HOME"] = nil
+        for round in 0..<25 {
+            let processes = try [("twitter.userName", "t\(round)"), ("facebook.userName", "f\(round)")].map {
+                name, value in
+                let process = Process()
+                process.executableURL = demo
+                process.arguments = ["set", name, value]
+                process.environment = environment
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes { process.waitUntilExit() }
+            let settings = try home.settings()
+            #expect(settings["storable-config-demo.TwitterConfig.userName"] as? String == "t\(round)")
+            #expect(settings["storable-config-demo.FacebookConfig.userName"] as? String == "f\(round)")
+        }
+    }
+}
