@@ -3,6 +3,12 @@ import Testing
 
 @testable import StorableConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct JSONFileStoreTests {
     @Test func theFileIsOneFlatSortedPrettyPrintedObject() throws {
         let directory = TemporaryDirectory()
@@ -147,6 +153,59 @@ struct JSONFileStoreTests {
         #expect(nested.count == 3)
     }
 
+    @Test func foreignNumbersThatADoubleCannotHoldAreWrittenBackAsTheyWere() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let foreign = """
+            {
+              "big": 123456789012345678901234567890,
+              "huge": 1e400,
+              "pi": 3.14159265358979323846264338327950288,
+              "nested": {"a": [1, -1e400], "b": "text"},
+              "plain": 0.5,
+              "com.example.app.AppConfig.userName": "before"
+            }
+            """
+        try Data(foreign.utf8).write(to: url)
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        config.userName = "after"
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains(#""big": 123456789012345678901234567890,"#))
+        #expect(text.contains(#""huge": 1e400,"#))
+        #expect(text.contains(#""pi": 3.14159265358979323846264338327950288,"#))
+        #expect(text.contains(#""nested": {"a": [1, -1e400], "b": "text"},"#))
+        #expect(text.contains(#""plain": 0.5"#))
+        #expect(text.contains(#""com.example.app.AppConfig.userName": "after""#))
+        #expect(try JSONText.parse(Data(text.utf8)) != .null)
+    }
+
+    @Test func aForeignNumberThisProcessOverwritesIsWrittenAsTheNewValue() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data(#"{"k": 1e400}"#.utf8).write(to: url)
+        let store = try JSONFileStore(url: url)
+        try store.setValue(.int(2), forKey: "k")
+        #expect(try jsonObject(at: url)["k"] as? Int == 2)
+    }
+
+    @Test func anErrorHandlerThatWritesASettingDoesNotDeadlock() async {
+        await #expect(processExitsWith: .success) {
+            alarm(20)  // a deadlock ends the child with SIGALRM instead of hanging the tests
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "StorableConfigTests-handler-\(getpid())")
+            try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = directory.appendingPathComponent("settings.json")
+            let config = ErrorLogConfig(store: try! JSONFileStore(url: url))
+            StorableConfig.errorHandler = { error in config.lastError = "\(error)" }
+            config.note = "first"
+            try! Data("{ torn".utf8).write(to: url)
+            config.note = "second"  // finds the corrupt file under the store's locks, and reports it
+            guard config.lastError.contains("corrupt"), config.note == "second" else { exit(1) }
+            exit(0)
+        }
+    }
+
     @Test func aWriteMergesIntoWhatAnotherProcessWroteMeanwhile() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -197,6 +256,12 @@ struct JSONFileStoreTests {
         let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
     }
+}
+
+final class ErrorLogConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "errorlog" }
+    @Setting var note = ""
+    @Setting var lastError = ""
 }
 
 final class FailingFileConfig: StorableConfig {

@@ -75,7 +75,8 @@ struct JSONTextTests {
 struct ISO8601TimestampTests {
     @Test(arguments: [
         0, 0.25, -0.5, 785_000_000.123_456_7, 817_000_000.987_654_321, -1_000_000_000.5, 1e-300, 63_113_904_000,
-        -63_114_076_800, 1_234_567_890.000_001,
+        -63_114_076_800, 1_234_567_890.000_001, -0.1, -1e-6, -1e-300, 1e15, 2.5e17, -123.456,
+        .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
     ])
     func datesReadBackIdentical(interval: Double) throws {
         let date = Date(timeIntervalSinceReferenceDate: interval)
@@ -84,9 +85,24 @@ struct ISO8601TimestampTests {
         #expect(parsed.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern, "\(text)")
     }
 
+    @Test func randomDatesReadBackIdentical() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let interval = Double.random(in: -5e10...5e10, using: &generator)
+                * (Bool.random(using: &generator) ? 1 : 1e-9)
+            let text = ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: interval))
+            let parsed = try #require(ISO8601Timestamp.date(from: text), "\(text)")
+            guard parsed.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern else {
+                Issue.record("\(interval) wrote \(text), read \(parsed.timeIntervalSinceReferenceDate)")
+                return
+            }
+        }
+    }
+
     @Test func textIsTheShortestThatReadsBack() {
         #expect(ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01T00:00:00Z")
         #expect(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: 0.5)) == "1970-01-01T00:00:00.5Z")
+        #expect(ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: -0.1)) == "2000-12-31T23:59:59.9Z")
         #expect(
             ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: 721_692_800.1))
                 == "2023-11-14T22:13:20.1Z")

@@ -3,6 +3,12 @@ import Testing
 
 @testable import StorableConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct StorableConfigTests {
     @Test func keysAreNamespaceClassNameAndPropertyName() {
         let store = InMemoryStore()
@@ -253,6 +259,18 @@ struct StorableConfigTests {
         #expect(store.value(forKey: key) == .dictionary(["name": .string("x")]))
     }
 
+    @Test func aDeliveryOlderThanTheValueHeldIsIgnored() throws {
+        let store = InMemoryStore()
+        let config = AppConfig(store: store)
+        config.userName = "newer"
+        let box = try #require(config.allSettings.first { $0.name == "userName" } as? any SettingBox)
+        // What a write that the store applied earlier, but whose thread was slower, would deliver.
+        box.load(.string("older"), typedValue: nil, version: 0)
+        #expect(config.userName == "newer")
+        box.load(.string("newest"), typedValue: nil, version: .max)
+        #expect(config.userName == "newest")
+    }
+
     @Test func settingsAssignedBeforeSuperInitAreDefaultsAndAfterAreWrites() throws {
         let store = InMemoryStore()
         let config = InitializingConfig(store: store, defaultLevel: 5)
@@ -295,6 +313,45 @@ struct StorableConfigTests {
         try config.reload()
         #expect(config.userName == "edited by hand")
         #expect(other.userName == "edited by hand")
+    }
+
+    @Test func theDefaultStoreOnLinuxIsAJSONFileUnderTheConfigDirectory() async {
+        #if !canImport(Darwin)
+        await #expect(processExitsWith: .success) {
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "StorableConfigTests-home-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: home) }
+            setenv("HOME", home.path, 1)
+            unsetenv("XDG_CONFIG_HOME")
+            let config = PlainConfig()
+            config.count = 5
+            let expected = home.appendingPathComponent(
+                ".config/\(StorableConfig.defaultNamespace)/settings.json")
+            guard let store = config.store as? JSONFileStore, store.url.path == expected.path,
+                let object = try? jsonObject(at: expected), object[config.$count.key] as? Int == 5
+            else { exit(1) }
+            exit(0)
+        }
+        #endif
+    }
+
+    @Test func anUnusableDefaultLocationFallsBackToMemoryAndIsReported() async {
+        #if !canImport(Darwin)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            // XDG_CONFIG_HOME is a file, so no directory can be made under it.
+            let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "StorableConfigTests-blocker-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: blocker) }
+            try! Data("file".utf8).write(to: blocker)
+            setenv("XDG_CONFIG_HOME", blocker.path, 1)
+            let config = PlainConfig()
+            config.count = 5
+            guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
+            exit(0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("StorableConfigTests-blocker-"))
+        #endif
     }
 
     @Test func parameterlessInitUsesTheReplaceableDefaultStore() {

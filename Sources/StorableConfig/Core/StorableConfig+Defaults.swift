@@ -15,11 +15,13 @@ extension StorableConfig {
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
         get {
-            defaultStoreStorage.withLock { store in
+            ProblemReports.deferring {
+                defaultStoreStorage.withLock { store in
                 if let store { return store }
-                let created = makeDefaultStore()
-                store = created
-                return created
+                    let created = makeDefaultStore()
+                    store = created
+                    return created
+                }
             }
         }
         set { defaultStoreStorage.withLock { $0 = newValue } }
@@ -39,7 +41,7 @@ extension StorableConfig {
     }
 
     static func report(_ error: StorableConfigError) {
-        errorHandler(error)
+        ProblemReports.report(error)
     }
 
     private static func printToStandardError(_ error: StorableConfigError) {

@@ -38,7 +38,9 @@ open class StorableConfig {
     /// Creates a config over `store` and loads the stored values of its settings.
     ///
     /// A subclass that declares something the framework cannot store, or two settings with one key, stops
-    /// the program here with a message naming the class and property.
+    /// the program here with a message naming the class and property. "Cannot store" is judged on the
+    /// declared default: an optional whose default is `nil` is checked only when a value is assigned, and a
+    /// value that cannot be stored then is reported and kept in memory.
     public required init(store: any ConfigStore) {
         self.store = store
         context = ConfigContext(store: store)

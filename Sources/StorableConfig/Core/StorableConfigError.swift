@@ -18,7 +18,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case encodingFailed(key: String, reason: String)
     /// The store failed to read `key`; the setting keeps the value it had (its default, when loading).
     case readFailed(key: String, reason: String)
-    /// The store failed to write `key`; the assigned value is kept in memory and the store is unchanged.
+    /// The store failed to write `key`; the setting reads the assigned value, while the durable storage
+    /// still holds the previous one (until a later write succeeds, for a store that retries).
     case writeFailed(key: String, reason: String)
     /// The store failed to reload from its storage.
     case reloadFailed(store: String, reason: String)
@@ -53,7 +54,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .readFailed(let key, let reason):
             "Reading '\(key)' from the store failed (\(reason)); the setting keeps its current value."
         case .writeFailed(let key, let reason):
-            "Writing '\(key)' to the store failed (\(reason)); the new value is kept in memory only."
+            "Writing '\(key)' to the store failed (\(reason)); the setting reads the new value, but the stored "
+                + "value stays the previous one until a later write succeeds."
         case .reloadFailed(let store, let reason):
             "Reloading \(store) failed (\(reason)); the settings keep their current values."
         case .invalidText(let key, let text, let expected):
@@ -64,7 +66,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "The settings file \(path) cannot be used: \(reason)."
         case .corruptFileQuarantined(let path, let movedTo, let reason):
             "The settings file \(path) does not parse (\(reason)); its bytes were saved as \(movedTo) so that "
-                + "nothing is lost, and the settings start from their defaults."
+                + "nothing is lost, and the store goes on from the values this process last knew (none, when it "
+                + "was just opened)."
         }
     }
 }

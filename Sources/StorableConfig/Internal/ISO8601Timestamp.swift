@@ -11,14 +11,19 @@ enum ISO8601Timestamp {
     private static let referenceDay: Int64 = 11_323
 
     /// Returns `date` as ISO 8601 text in UTC that ``date(from:)`` reads back as the identical `Date`.
+    ///
+    /// The seconds are the shortest decimal text of the `Double` that reads back identical (Swift's own
+    /// `description`), split exactly, in decimal, into whole seconds and a fraction; ``date(from:)`` joins them
+    /// again in decimal before converting to `Double` once, so nothing is lost on either side.
     static func string(from date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
-        guard interval.isFinite, abs(interval) < 1e15 else {
+        guard interval.isFinite else {
             return interval.isNaN ? "NaN" : (interval < 0 ? "-Infinity" : "Infinity")
         }
-        let whole = interval.rounded(.down)
-        let fraction = interval - whole  // exact: both are multiples of the same power of two
-        let seconds = Int64(whole)
+        guard let (seconds, fraction) = splitSeconds(interval) else {
+            // Beyond ±292 billion years whole seconds leave Int64; such a date keeps its Double text.
+            return interval.description
+        }
         var days = seconds / secondsPerDay
         var secondOfDay = seconds % secondsPerDay
         if secondOfDay < 0 {
@@ -30,9 +35,7 @@ enum ISO8601Timestamp {
         text += "-" + twoDigits(month) + "-" + twoDigits(day)
         text += "T" + twoDigits(Int(secondOfDay / 3600)) + ":" + twoDigits(Int(secondOfDay / 60 % 60))
         text += ":" + twoDigits(Int(secondOfDay % 60))
-        if fraction > 0 {
-            text += "." + fractionDigits(fraction, whole: whole, interval: interval)
-        }
+        if !fraction.isEmpty { text += "." + fraction }
         return text + "Z"
     }
 
@@ -63,15 +66,14 @@ enum ISO8601Timestamp {
         else { return nil }
         let year = sign * yearDigits
         guard (1...daysInMonth(year: year, month: month)).contains(day) else { return nil }
-        var fraction = 0.0
+        var fraction = ""
         if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
             let start = scanner.position
             while scanner.position < scanner.bytes.count, scanner.isDigit(scanner.bytes[scanner.position]) {
                 scanner.position += 1
             }
             guard scanner.position > start else { return nil }
-            let digits = String(decoding: scanner.bytes[start..<scanner.position], as: UTF8.self)
-            fraction = Double("0." + digits) ?? 0
+            fraction = String(decoding: scanner.bytes[start..<scanner.position], as: UTF8.self)
         }
         var offset: Int64 = 0
         if scanner.take(UInt8(ascii: "Z")) || scanner.take(UInt8(ascii: "z")) {
@@ -87,42 +89,85 @@ enum ISO8601Timestamp {
         guard scanner.position == scanner.bytes.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day) - referenceDay
         let whole = days * secondsPerDay + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSinceReferenceDate: Double(whole) + fraction)
+        guard let interval = Double(joinSeconds(whole, fraction: fraction)) else { return nil }
+        return Date(timeIntervalSinceReferenceDate: interval)
     }
 
-    // MARK: Fractions
+    // MARK: Seconds as decimal text
 
-    private static let powersOfTen: [Double] = (0...9).map { pow(10, Double($0)) }
+    /// Splits `interval` into whole seconds (rounded down) and the digits of the fraction, exactly, working on
+    /// its shortest decimal text: -0.1 is -1 and "9".
+    private static func splitSeconds(_ interval: Double) -> (seconds: Int64, fraction: String)? {
+        let (negative, integerDigits, fractionDigits) = plainDecimal(interval.description)
+        guard let magnitude = Int64(integerDigits) else { return nil }
+        guard negative else { return (magnitude, fractionDigits) }
+        guard !fractionDigits.isEmpty else { return (-magnitude, "") }
+        // -(m + 0.f) = -(m + 1) + (1 - 0.f)
+        guard magnitude < Int64.max else { return nil }
+        return (-(magnitude + 1), trimmingTrailingZeros(complement(fractionDigits)))
+    }
 
-    /// The shortest decimal digits of `fraction` that read back as the identical `interval`.
-    private static func fractionDigits(_ fraction: Double, whole: Double, interval: Double) -> String {
-        for count in 1...9 {
-            let scaled = (fraction * powersOfTen[count]).rounded()
-            guard scaled < powersOfTen[count] else { continue }
-            let digits = String(Int(scaled))
-            let padded = String(repeating: "0", count: count - digits.count) + digits
-            if whole + (Double("0." + padded) ?? -1) == interval {
-                return trimmingTrailingZeros(padded)
+    /// The decimal text of `seconds + 0.fraction`, for `Double(_:)` to round once.
+    private static func joinSeconds(_ seconds: Int64, fraction: String) -> String {
+        let fraction = trimmingTrailingZeros(fraction)
+        guard !fraction.isEmpty else { return String(seconds) }
+        guard seconds < 0 else { return "\(seconds).\(fraction)" }
+        // s + 0.f with s < 0 is -((-s - 1) + (1 - 0.f))
+        return "-\(UInt64(-(seconds + 1))).\(complement(fraction))"
+    }
+
+    /// The digits of 1 - 0.digits, with as many digits: "9" → "1", "25" → "75", "001" → "999".
+    private static func complement(_ digits: String) -> String {
+        var result: [UInt8] = []
+        // 10^k - d, digit by digit from the right: trailing zeros stay, the last non-zero digit d gives 10 - d,
+        // the digits before it 9 - d.
+        var seenNonZero = false
+        for character in digits.utf8.reversed() {
+            let digit = character - UInt8(ascii: "0")
+            if !seenNonZero {
+                if digit == 0 {
+                    result.append(UInt8(ascii: "0"))
+                    continue
+                }
+                seenNonZero = true
+                result.append(UInt8(ascii: "0") + 10 - digit)
+            } else {
+                result.append(UInt8(ascii: "0") + 9 - digit)
             }
         }
-        // Fall back to the exact shortest digits of the fraction itself, which always read back.
-        return trimmingTrailingZeros(plainDigits(ofFraction: fraction))
+        return String(decoding: result.reversed(), as: UTF8.self)
     }
 
-    /// The digits after "0." of a number in [0, 1), from its shortest description ("1.25e-05" → "0000125").
-    private static func plainDigits(ofFraction fraction: Double) -> String {
-        let text = fraction.description
-        guard let exponentIndex = text.firstIndex(where: { $0 == "e" || $0 == "E" }) else {
-            return String(text.drop(while: { $0 != "." }).dropFirst())
+    /// The sign, integer digits and fraction digits of a finite Double's description ("1.25e-05" → false,
+    /// "0", "0000125").
+    private static func plainDecimal(_ text: String) -> (negative: Bool, integer: String, fraction: String) {
+        var text = Substring(text)
+        let negative = text.hasPrefix("-")
+        if negative { text = text.dropFirst() }
+        var exponent = 0
+        if let index = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            exponent = Int(text[text.index(after: index)...]) ?? 0
+            text = text[..<index]
         }
-        let mantissa = text[..<exponentIndex].filter { $0 != "." }
-        let exponent = Int(text[text.index(after: exponentIndex)...]) ?? 0
-        return String(repeating: "0", count: max(0, -exponent - 1)) + mantissa
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        var integer = String(parts[0])
+        var fraction = parts.count > 1 ? String(parts[1]) : ""
+        if exponent > 0 {
+            let moved = String(fraction.prefix(exponent))
+            integer += moved + String(repeating: "0", count: exponent - moved.count)
+            fraction = String(fraction.dropFirst(moved.count))
+        } else if exponent < 0 {
+            let shift = -exponent
+            let padded = String(repeating: "0", count: max(0, shift - integer.count)) + integer
+            fraction = String(padded.suffix(shift)) + fraction
+            integer = String(padded.dropLast(shift))
+        }
+        let trimmedInteger = integer.drop(while: { $0 == "0" })
+        return (negative, trimmedInteger.isEmpty ? "0" : String(trimmedInteger), trimmingTrailingZeros(fraction))
     }
 
     private static func trimmingTrailingZeros(_ digits: String) -> String {
-        let trimmed = digits.reversed().drop(while: { $0 == "0" })
-        return trimmed.isEmpty ? "0" : String(trimmed.reversed())
+        String(digits.reversed().drop(while: { $0 == "0" }).reversed())
     }
 
     // MARK: Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's civil_from_days)

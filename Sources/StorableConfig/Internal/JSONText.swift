@@ -16,9 +16,12 @@ enum JSONText {
     // MARK: Writing
 
     /// Returns `value` as JSON text; `pretty` indents by two spaces, one member per line.
-    static func string(from value: StoredValue, pretty: Bool) -> String {
+    ///
+    /// `rawMembers` gives, for members of a top-level object, JSON text to write instead of the value: the
+    /// text as it was read, for values that ``StoredValue`` cannot hold exactly (see ``parseObject(_:)``).
+    static func string(from value: StoredValue, pretty: Bool, rawMembers: [String: String] = [:]) -> String {
         var out = ""
-        write(value, to: &out, pretty: pretty, indent: 0)
+        write(value, to: &out, pretty: pretty, indent: 0, rawMembers: rawMembers)
         return out
     }
 
@@ -27,7 +30,9 @@ enum JSONText {
         Data(string(from: value, pretty: pretty).utf8)
     }
 
-    private static func write(_ value: StoredValue, to out: inout String, pretty: Bool, indent: Int) {
+    private static func write(
+        _ value: StoredValue, to out: inout String, pretty: Bool, indent: Int, rawMembers: [String: String] = [:]
+    ) {
         switch value {
         case .null: out += "null"
         case .bool(let flag): out += flag ? "true" : "false"
@@ -61,7 +66,11 @@ enum JSONText {
                 newline(&out, pretty: pretty, indent: indent + 1)
                 writeString(key, to: &out)
                 out += pretty ? ": " : ":"
-                write(members[key]!, to: &out, pretty: pretty, indent: indent + 1)
+                if let raw = rawMembers[key] {
+                    out += raw
+                } else {
+                    write(members[key]!, to: &out, pretty: pretty, indent: indent + 1)
+                }
             }
             newline(&out, pretty: pretty, indent: indent)
             out += "}"
@@ -128,9 +137,37 @@ enum JSONText {
         }
     }
 
+    /// Parses a document whose top level must be an object, and returns with it the original text of each
+    /// member whose value holds a number that ``StoredValue`` cannot hold exactly (an integer beyond 64 bits,
+    /// more decimal digits than a `Double` keeps, a value beyond its range), so that a writer can put that
+    /// text back untouched.
+    /// - Throws: ``SyntaxError`` if the text is not JSON or its top level is not an object.
+    static func parseObject(_ data: Data) throws -> (members: [String: StoredValue], rawMembers: [String: String]) {
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipWhitespace()
+            guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "{") else {
+                throw parser.error("The top level is not a JSON object")
+            }
+            parser.recordsLossyMembers = true
+            guard case .dictionary(let members) = try parser.parseValue(depth: 0) else {
+                throw parser.error("The top level is not a JSON object")
+            }
+            parser.skipWhitespace()
+            guard parser.position == parser.bytes.count else {
+                throw parser.error("Unexpected text after the JSON value")
+            }
+            return (members, parser.lossyMembers)
+        }
+    }
+
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
+        /// Set when a number did not convert exactly.
+        var sawLossyNumber = false
+        var recordsLossyMembers = false
+        var lossyMembers: [String: String] = [:]
         static let maximumDepth = 512
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -196,7 +233,17 @@ enum JSONText {
                 }
                 position += 1
                 skipWhitespace()
+                let valueStart = position
+                if depth == 0 { sawLossyNumber = false }
                 members[key] = try parseValue(depth: depth + 1)
+                if recordsLossyMembers, depth == 0 {
+                    if sawLossyNumber {
+                        lossyMembers[key] = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<position]), as: UTF8.self)
+                    } else {
+                        lossyMembers[key] = nil
+                    }
+                }
                 skipWhitespace()
                 guard position < bytes.count else { throw error("Unexpected end of the JSON text in an object") }
                 if bytes[position] == UInt8(ascii: ",") {
@@ -342,7 +389,33 @@ enum JSONText {
                 if let number = UInt64(text) { return .uint(number) }
             }
             guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
+            if !number.isFinite || decimalDigits(of: text) != decimalDigits(of: number.description) {
+                sawLossyNumber = true
+            }
             return .double(number)
+        }
+
+        /// A number's significant digits and decimal exponent ("3.140" and "314e-2" → "314", -2), to tell
+        /// whether a Double's text is the same number as the text it was read from.
+        func decimalDigits(of text: String) -> (negative: Bool, digits: Substring, exponent: Int) {
+            var mantissa = Substring(text)
+            var exponent = 0
+            if let index = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+                exponent = Int(mantissa[mantissa.index(after: index)...]) ?? 0
+                mantissa = mantissa[..<index]
+            }
+            let negative = mantissa.hasPrefix("-")
+            if negative { mantissa = mantissa.dropFirst() }
+            var digits = Substring(mantissa.filter { $0 != "." })
+            if let dot = mantissa.firstIndex(of: ".") {
+                exponent -= mantissa.distance(from: mantissa.index(after: dot), to: mantissa.endIndex)
+            }
+            digits = digits.drop(while: { $0 == "0" })
+            while digits.last == "0" {
+                digits = digits.dropLast()
+                exponent += 1
+            }
+            return digits.isEmpty ? (false, "", 0) : (negative, digits, exponent)
         }
 
         func isDigit(_ byte: UInt8) -> Bool {

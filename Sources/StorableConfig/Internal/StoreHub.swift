@@ -147,8 +147,12 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        lock.lock()
-        do {
+        var everyone: [StorableConfig] = []
+        var external: Set<String> = []
+        let version = ProblemReports.deferring {
+            lock.lock()
+            defer { lock.unlock() }
+            do {
             if changes.count == 1, let change = changes.first {
                 if let stored = change.stored {
                     try store.setValue(stored, forKey: change.key)
@@ -160,19 +164,18 @@ final class StoreHub: @unchecked Sendable {
                 for change in changes { batch[change.key] = .some(change.stored) }
                 try store.apply(batch)
             }
-        } catch {
-            failure = error
+            } catch {
+                failure = error
+            }
+            external = store.externallyChangedKeys()
+            self.version &+= 1
+            for receiver in receivers {
+                guard let config = receiver.config else { continue }
+                if receiver.context != origin { targets.append(config) }
+                if !external.isEmpty { everyone.append(config) }
+            }
+            return self.version
         }
-        let external = store.externallyChangedKeys()
-        version &+= 1
-        let version = self.version
-        var everyone: [StorableConfig] = []
-        for receiver in receivers {
-            guard let config = receiver.config else { continue }
-            if receiver.context != origin { targets.append(config) }
-            if !external.isEmpty { everyone.append(config) }
-        }
-        lock.unlock()
 
         if let failure {
             for change in changes {
@@ -193,22 +196,22 @@ final class StoreHub: @unchecked Sendable {
 
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
-        let version: UInt64
         var targets: [StorableConfig] = []
-        lock.lock()
-        do {
-            try store.reload()
-            _ = store.externallyChangedKeys()  // every key is read again below
-        } catch {
-            lock.unlock()
-            throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
+        let version = try ProblemReports.deferring {
+            lock.lock()
+            defer { lock.unlock() }
+            do {
+                try store.reload()
+                _ = store.externallyChangedKeys()  // every key is read again below
+            } catch {
+                throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
+            }
+            self.version &+= 1
+            for receiver in receivers {
+                if let config = receiver.config { targets.append(config) }
+            }
+            return self.version
         }
-        self.version &+= 1
-        version = self.version
-        for receiver in receivers {
-            if let config = receiver.config { targets.append(config) }
-        }
-        lock.unlock()
         for target in targets {
             target.loadSettings(version: version)
         }

@@ -18,8 +18,9 @@
 /// - After ``setValue(_:forKey:)`` returns, ``value(forKey:)`` returns that value until the next change,
 ///   and the value is as durable as the store documents (the stores in this package keep it across a
 ///   normal process exit).
-/// - A method that fails throws and leaves the stored value it was asked to change as it was. Keys that
-///   no config declares are never removed or rewritten.
+/// - A method that fails throws; the durable storage then still holds the previous value. (A store may keep
+///   the change in memory and write it later, as ``JSONFileStore`` does.) Keys that no config declares are
+///   never removed or rewritten.
 /// - Values come back as they were given, or in a form that ``StoredValue``'s conversions accept for the
 ///   same Swift type (a date as ISO 8601 text, data as base64 text, a `Float` as a `Double`).
 ///
@@ -38,11 +39,11 @@ public protocol ConfigStore: AnyObject, Sendable {
     func values(forKeys keys: [String]) throws -> [String: StoredValue]
 
     /// Stores `value` for `key`.
-    /// - Throws: If the value cannot be stored; the previous value is then unchanged.
+    /// - Throws: If the value cannot be stored; the durable storage then still holds the previous value.
     func setValue(_ value: StoredValue, forKey key: String) throws
 
     /// Removes the value stored for `key`, if any.
-    /// - Throws: If the storage cannot be written; the previous value is then unchanged.
+    /// - Throws: If the storage cannot be written; the durable storage then still holds the previous value.
     func removeValue(forKey key: String) throws
 
     /// Applies several changes as one write, where the store can: a `nil` value removes the key.

@@ -125,6 +125,9 @@ final class JSONFile: @unchecked Sendable {
     private let lock = Lock()
     private var values: [String: StoredValue] = [:]
     private var unwritten: [String: StoredValue?] = [:]
+    /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
+    /// they were until this process changes them.
+    private var rawMembers: [String: String] = [:]
     private var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     private var externallyChanged: Set<String> = []
@@ -136,12 +139,14 @@ final class JSONFile: @unchecked Sendable {
     private static let openFiles = Locked<[String: WeakFile]>([:])
 
     static func open(path: String) throws -> JSONFile {
-        try openFiles.withLock { files in
+        try ProblemReports.deferring {
+            try openFiles.withLock { files in
             if let file = files[path]?.file { return file }
-            let file = try JSONFile(path: path)
-            files = files.filter { $0.value.file != nil }
-            files[path] = WeakFile(file: file)
-            return file
+                let file = try JSONFile(path: path)
+                files = files.filter { $0.value.file != nil }
+                files[path] = WeakFile(file: file)
+                return file
+            }
         }
     }
 
@@ -180,10 +185,15 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func apply(_ changes: [String: StoredValue?]) throws {
+        try ProblemReports.deferring { try applyHoldingReports(changes) }
+    }
+
+    private func applyHoldingReports(_ changes: [String: StoredValue?]) throws {
         try lock.withLock {
             for (key, value) in changes {
                 values[key] = value
                 unwritten[key] = .some(value)
+                rawMembers[key] = nil
             }
             try failing(on: path) {
                 let directory = (path as NSString).deletingLastPathComponent
@@ -202,7 +212,8 @@ final class JSONFile: @unchecked Sendable {
                         }
                         permissions = existing
                     }
-                    var text = JSONText.data(from: .dictionary(values), pretty: true)
+                    var text = Data(
+                        JSONText.string(from: .dictionary(values), pretty: true, rawMembers: rawMembers).utf8)
                     text.append(0x0A)
                     try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
                     unwritten = [:]
@@ -220,8 +231,10 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func reload() throws {
-        try lock.withLock {
-            try failing(on: path) { try readFromDisk() }
+        try ProblemReports.deferring {
+            try lock.withLock {
+                try failing(on: path) { try readFromDisk() }
+            }
         }
     }
 
@@ -237,17 +250,16 @@ final class JSONFile: @unchecked Sendable {
         case .missing:
             stamp = nil
             values = [:]
+            rawMembers = [:]
         case .file(let current, _):
             guard let data = try FileSystem.contents(ofPath: path) else {
                 stamp = nil
                 values = [:]
+                rawMembers = [:]
                 break
             }
             do {
-                guard case .dictionary(let members) = try JSONText.parse(data) else {
-                    throw JSONText.SyntaxError(message: "the top level is not a JSON object", offset: 0)
-                }
-                values = members
+                (values, rawMembers) = try JSONText.parseObject(data)
                 stamp = current
             } catch let error as JSONText.SyntaxError {
                 let reason = data.isEmpty ? "the file is empty" : error.description
@@ -261,6 +273,7 @@ final class JSONFile: @unchecked Sendable {
         }
         for (key, value) in unwritten {
             values[key] = value
+            rawMembers[key] = nil
         }
     }
 }

@@ -68,16 +68,21 @@ public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomSt
         return base.appendingPathComponent("\(domain).plist")
     }
 
+    /// The corrupt files already copied, with the bytes copied, so that opening many stores makes one copy.
+    private static let preservedFiles = Locked<[String: Data]>([:])
+
     /// Copies a domain's property-list file aside, and reports it, if it exists and does not parse.
     static func preserveCorruptFile(domain: String) {
         let path = propertyListURL(domain: domain).path
         guard let data = try? FileSystem.contents(ofPath: path), !data.isEmpty else { return }
+        if preservedFiles.withLock({ $0[path] == data }) { return }
         do {
             _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
             do {
                 try FileSystem.replaceFile(atPath: copy, with: data, permissions: 0o600)
+                preservedFiles.withLock { $0[path] = data }
                 StorableConfig.report(
                     .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
             } catch {

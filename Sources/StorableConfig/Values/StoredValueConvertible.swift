@@ -80,11 +80,17 @@ extension Double: StoredValueConvertible {
 
 extension Float: StoredValueConvertible {
     init?(storedValue: StoredValue) {
-        guard let number = Double(storedValue: storedValue) else { return nil }
-        // Out of Float's range is not a Float; anything in range rounds to the nearest Float, which is exact
-        // for every value this type stored itself.
-        guard number.isNaN || number.isInfinite || Float(number).isFinite else { return nil }
-        self.init(number)
+        switch storedValue {
+        // An integer is a Float only if the Float holds it exactly: 16777217 is not.
+        case .int(let number): self.init(exactly: number)
+        case .uint(let number): self.init(exactly: number)
+        default:
+            guard let number = Double(storedValue: storedValue) else { return nil }
+            // Out of Float's range is not a Float; a fraction in range rounds to the nearest Float, which is
+            // exact for every value this type stored itself (its shortest decimal text).
+            guard number.isNaN || number.isInfinite || Float(number).isFinite else { return nil }
+            self.init(number)
+        }
     }
 
     /// Stored as the Double nearest to the Float's shortest decimal text, so 0.1 is stored as 0.1, not as
