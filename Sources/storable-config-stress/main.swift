@@ -4,6 +4,7 @@
 //
 //   swift run -c release storable-config-stress crash --kills 200
 //   swift run -c release storable-config-stress multiprocess --processes 4 --writes 300
+//   swift run -c release storable-config-stress watch --rounds 50
 import Foundation
 import StorableConfig
 
@@ -23,12 +24,16 @@ let usage = """
       multiprocess [--processes N] [--writes M] [--directory D]
           N processes each write M keys of their own to one file at once; count the keys lost. The same run
           against a UserDefaults suite is printed for comparison (default 4 x 300).
+      watch [--rounds N] [--directory D]
+          Watch a JSON file; replace it N times from outside; print how long each change took to reach an
+          observer of the config (default 50).
 
     child commands (used by the drivers and the tests):
       write-counter <file>                 write key "counter" = 1, 2, 3, ... forever, printing "ack N"
                                            after each write returns
       write-keys <file|suite:NAME> <prefix> <count>
                                            write keys "<prefix>.<i>" = i for i in 1...count
+      set <file|suite:NAME> <key> <value>  write one key (JSON if the value is JSON, else a string)
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -129,6 +134,53 @@ func runCrash(_ arguments: [String]) {
     if torn > 0 || lost > 0 { exit(1) }
 }
 
+/// A config for the watch driver.
+final class WatchedConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "stress" }
+    @Setting var counter = 0
+}
+
+func runWatch(_ arguments: [String]) {
+    let rounds = option("--rounds", in: arguments, default: 50)
+    let directory = directoryOption(in: arguments)
+    let url = directory.appendingPathComponent("watched.json")
+    let store: JSONFileStore
+    do {
+        store = try JSONFileStore(url: url)
+        try store.startWatching()
+    } catch {
+        fail("\(error)", status: 1)
+    }
+    let config = WatchedConfig(store: store)
+    let arrived = DispatchSemaphore(value: 0)
+    let token = config.$counter.observe { _ in arrived.signal() }
+    var latencies: [Double] = []
+    var missed = 0
+    for round in 1...rounds {
+        // Another writer replaces the file the way an editor or another process does: a new file, renamed.
+        let text = "{\n  \"\(config.$counter.key)\": \(round)\n}\n"
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } catch {
+            fail("\(error)", status: 1)
+        }
+        if arrived.wait(timeout: .now() + 5) == .timedOut {
+            missed += 1
+        } else {
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+        }
+    }
+    withExtendedLifetime(token) {}
+    latencies.sort()
+    func percentile(_ fraction: Double) -> String {
+        guard !latencies.isEmpty else { return "-" }
+        return String(format: "%.2f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
+    }
+    output("watch: \(rounds) outside writes; from write to observer: median \(percentile(0.5)) ms, "
+        + "p95 \(percentile(0.95)) ms, max \(percentile(1)) ms; missed \(missed)")
+}
+
 func runMultiprocess(_ arguments: [String]) {
     let processes = option("--processes", in: arguments, default: 4)
     let writes = option("--writes", in: arguments, default: 300)
@@ -192,10 +244,22 @@ case "write-keys":
             fail("\(error)", status: 1)
         }
     }
+case "set":
+    // set <file|suite:NAME> <key> <text>: one value, parsed as JSON if it is JSON, else a string.
+    guard arguments.count == 4 else { fail(usage) }
+    let store = store(for: arguments[1])
+    let value = (try? StoredValue(jsonText: arguments[3])) ?? .string(arguments[3])
+    do {
+        try store.setValue(value, forKey: arguments[2])
+    } catch {
+        fail("\(error)", status: 1)
+    }
 case "crash":
     runCrash(arguments)
 case "multiprocess":
     runMultiprocess(arguments)
+case "watch":
+    runWatch(arguments)
 case "--help", "-h", "help":
     output(usage)
 default:

@@ -52,7 +52,9 @@ open class StorableConfig {
         }
         settings = reflected.map(\.setting)
         for (index, setting) in settings.enumerated() {
-            setting.bind(name: schema.names[index], key: schema.keys[index], context: context)
+            setting.bind(
+                name: schema.names[index], key: schema.keys[index], context: context,
+                observationKeyPath: schema.observationKeyPaths[index])
         }
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
@@ -65,6 +67,8 @@ open class StorableConfig {
 
     deinit {
         context.hub.detach(context)
+        for setting in settings { setting.endObservation() }
+        context.endChangeObservation()
     }
 
     /// The first part of every key: the bundle identifier, or where there is none (a command-line program,
@@ -106,10 +110,13 @@ open class StorableConfig {
     /// Removes the stored values of all of this config's settings, in one write, so that they read their
     /// defaults again. Keys that this config does not declare are left alone.
     public func reset() {
-        let settings = settings
-        let written = context.write(schema.keys.map { ($0, nil, nil) }) { version in
-            for setting in settings { setting.load(nil, typedValue: nil, version: version) }
-        }
+        let written = context.write(
+            zip(schema.keys, settings).map { key, setting in
+                let completion: @Sendable (UInt64) -> Void = { version in
+                    setting.load(nil, typedValue: nil, version: version)
+                }
+                return ((key, nil, nil), completion)
+            })
         if !written {
             for setting in settings { setting.showPendingReset() }
         }

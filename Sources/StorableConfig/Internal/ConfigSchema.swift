@@ -3,6 +3,9 @@ final class ConfigSchema: Sendable {
     let names: [String]
     let keys: [String]
     let indexByKey: [String: Int]
+    /// Made once per class: a key path with an index argument is an allocation.
+    // Key paths are immutable; the standard library does not declare them Sendable.
+    nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
 
     static let empty = ConfigSchema(names: [], keys: [])
 
@@ -12,6 +15,7 @@ final class ConfigSchema: Sendable {
         var indexByKey: [String: Int] = [:]
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
+        observationKeyPaths = keys.indices.map { \ConfigContext.[observed: $0] }
     }
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])

@@ -14,13 +14,20 @@ final class ConfigContext: Sendable {
     let store: any ConfigStore
     let hub: StoreHub
     private let batches = Locked<[Batch]>([])
+    /// An `ObservationSupport` where the Observation framework is available.
+    let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
+    private let changeObservers = Locked<ChangeObservers>(ChangeObservers())
+
+    private struct ChangeObservers {
+        var ended = false
+        var all: [UInt64: (onChange: @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?)] = [:]
+    }
 
     /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
     private struct Batch {
         let thread: pthread_t
         var depth = 1
-        var changes: [SettingChange] = []
-        var completions: [@Sendable (UInt64) -> Void] = []
+        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] = []
     }
 
     init(store: any ConfigStore) {
@@ -28,24 +35,64 @@ final class ConfigContext: Sendable {
         hub = StoreHub.hub(for: store)
     }
 
+    // MARK: Config-wide observers
+
+    var hasChangeObservers: Bool {
+        changeObservers.withLock { !$0.all.isEmpty }
+    }
+
+    func addChangeObserver(
+        onChange: @escaping @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?
+    ) -> UInt64? {
+        let identifier = ObservationToken.nextIdentifier()
+        let added = changeObservers.withLock { observers -> Bool in
+            guard !observers.ended else { return false }
+            observers.all[identifier] = (onChange, onEnd)
+            return true
+        }
+        if !added { onEnd?() }
+        return added ? identifier : nil
+    }
+
+    func removeChangeObserver(_ identifier: UInt64) {
+        changeObservers.withLock { _ = $0.all.removeValue(forKey: identifier) }
+    }
+
+    func tellChangeObservers(_ change: ConfigChange) {
+        let observers = changeObservers.withLock { Array($0.all.values) }
+        for observer in observers { observer.onChange(change) }
+    }
+
+    /// Finishes every config-wide observer: the config is going away.
+    func endChangeObservation() {
+        let ended = changeObservers.withLock { observers in
+            observers.ended = true
+            defer { observers.all = [:] }
+            return Array(observers.all.values)
+        }
+        for observer in ended { observer.onEnd?() }
+    }
+
+    // MARK: Writes
+
     /// Writes `changes` and returns the version they were given.
     func write(_ changes: [SettingChange]) -> UInt64 {
         hub.write(changes, to: store, from: ObjectIdentifier(self))
     }
 
-    /// Writes `changes` and calls `completion` with their version; inside a batch on this thread, keeps both
-    /// until the batch ends instead, and returns `false`.
-    func write(_ changes: [SettingChange], then completion: @escaping @Sendable (UInt64) -> Void) -> Bool {
+    /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
+    /// them until the batch ends instead, and returns `false`.
+    func write(_ entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)]) -> Bool {
         let deferred = batches.withLock { batches -> Bool in
             guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
                 return false
             }
-            batches[index].changes += changes
-            batches[index].completions.append(completion)
+            batches[index].entries += entries
             return true
         }
         if deferred { return false }
-        completion(write(changes))
+        let version = write(entries.map(\.change))
+        for entry in entries { entry.completion(version) }
         return true
     }
 
@@ -70,13 +117,13 @@ final class ConfigContext: Sendable {
             batches[index].depth -= 1
             return batches[index].depth == 0 ? batches.remove(at: index) : nil
         }
-        guard let finished, !finished.changes.isEmpty else { return }
+        guard let finished, !finished.entries.isEmpty else { return }
         // One write per key: the last assignment wins, in the order the keys were first assigned.
         var lastIndex: [String: Int] = [:]
-        for (index, change) in finished.changes.enumerated() { lastIndex[change.key] = index }
-        let changes = finished.changes.enumerated().filter { lastIndex[$0.element.key] == $0.offset }.map(\.element)
-        let version = write(changes)
-        for completion in finished.completions { completion(version) }
+        for (index, entry) in finished.entries.enumerated() { lastIndex[entry.change.key] = index }
+        let kept = finished.entries.enumerated().filter { lastIndex[$0.element.change.key] == $0.offset }.map(\.element)
+        let version = write(kept.map(\.change))
+        for entry in kept { entry.completion(version) }
     }
 }
 
@@ -120,6 +167,30 @@ final class StoreHub: @unchecked Sendable {
             let hub = StoreHub(identity: identity)
             hubs[key] = WeakHub(hub: hub)
             return hub
+        }
+    }
+
+    /// Returns the hub of the storage whose identity is `identity`, if a live config uses it.
+    static func existingHub(for identity: AnyObject) -> StoreHub? {
+        registry.withLock { hubs in
+            guard let hub = hubs[ObjectIdentifier(identity)]?.hub, hub.identity === identity else { return nil }
+            return hub
+        }
+    }
+
+    /// Has every config bound to the storage read `keys` again: someone outside changed them.
+    func storageChanged(keys: Set<String>) {
+        guard !keys.isEmpty else { return }
+        var targets: [StorableConfig] = []
+        let version = lock.withLock {
+            self.version &+= 1
+            for receiver in receivers {
+                if let config = receiver.config { targets.append(config) }
+            }
+            return self.version
+        }
+        for target in targets {
+            target.loadSettings(version: version, onlyKeys: keys)
         }
     }
 

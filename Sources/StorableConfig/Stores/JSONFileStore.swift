@@ -105,6 +105,28 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
         try file.reload()
     }
 
+    /// Starts watching the file, so that changes other processes or people make to it reach every config
+    /// bound to it by themselves, without ``StorableConfig/reload()``.
+    ///
+    /// On Linux the kernel reports the change (inotify), and configs see it within milliseconds; elsewhere the
+    /// file is checked four times a second. Watching goes on until ``stopWatching()`` or until the last store
+    /// for the file is released. Calling it again does nothing.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file's directory cannot be created
+    ///   or watched.
+    public func startWatching() throws {
+        try file.startWatching(forcePolling: false)
+    }
+
+    /// Stops watching the file; see ``startWatching()``.
+    public func stopWatching() {
+        file.stopWatching()
+    }
+
+    /// Whether the file is being watched.
+    public var isWatching: Bool {
+        file.isWatching
+    }
+
     /// Returns, and forgets, the keys that the last reads of the file found changed by someone else.
     public func externallyChangedKeys() -> Set<String> {
         file.takeExternallyChangedKeys()
@@ -134,6 +156,50 @@ final class JSONFile: @unchecked Sendable {
 
     private struct WeakFile {
         weak var file: JSONFile?
+    }
+
+    private let watcher = Locked<FileWatcher?>(nil)
+
+    deinit {
+        watcher.withLock { $0 }?.stop()
+    }
+
+    var isWatching: Bool {
+        watcher.withLock { $0 != nil }
+    }
+
+    func startWatching(forcePolling: Bool, pollingInterval: Double = 0.25) throws {
+        try watcher.withLock { watcher in
+            guard watcher == nil else { return }
+            try failing(on: path) {
+                let directory = (path as NSString).deletingLastPathComponent
+                if case .missing = try FileSystem.kind(ofPath: directory) {
+                    try FileSystem.createDirectory(atPath: directory)
+                }
+                watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
+                    [weak self] in self?.changedOnDisk()
+                }
+            }
+        }
+    }
+
+    func stopWatching() {
+        watcher.withLock { watcher in
+            defer { watcher = nil }
+            return watcher
+        }?.stop()
+    }
+
+    /// Reads the file again after the watcher saw it change, and tells the configs bound to it.
+    private func changedOnDisk() {
+        do {
+            try reload()
+        } catch {
+            StorableConfig.report(.reloadFailed(store: "JSON file \(path)", reason: "\(error)"))
+            return
+        }
+        let keys = takeExternallyChangedKeys()
+        StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
 
     private static let openFiles = Locked<[String: WeakFile]>([:])

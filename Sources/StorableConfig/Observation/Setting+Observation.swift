@@ -1,0 +1,38 @@
+extension Setting {
+    /// The setting's values as they change, starting with the current value.
+    ///
+    /// ```swift
+    /// for await name in config.$userName.changes {
+    ///     label.text = name
+    /// }
+    /// ```
+    ///
+    /// Every change is delivered, in order, whoever makes it: this config, another config bound to the same
+    /// storage, or another process (after ``StorableConfig/reload()``, or at once when a ``JSONFileStore``
+    /// watches its file). An assignment that does not change the value (by `==` for `Equatable` values, by
+    /// stored form otherwise) yields nothing, and a ``StorableConfig/batch(_:)`` yields once per setting,
+    /// after it ends. The sequence finishes when the config is released.
+    public var changes: AsyncStream<Value> {
+        AsyncStream { continuation in
+            let identifier = addObserver(
+                initial: true, onChange: { continuation.yield($0) }, onEnd: { continuation.finish() })
+            guard let identifier else { return }
+            continuation.onTermination = { [weak self] _ in self?.removeObserver(identifier) }
+        }
+    }
+
+    /// Calls `handler` with the new value after every change of the setting, until the returned token is
+    /// released or cancelled.
+    ///
+    /// ```swift
+    /// let token = config.$isFirstLaunch.observe { isFirst in print("first launch:", isFirst) }
+    /// ```
+    ///
+    /// `handler` is not called with the current value, and runs on the thread that made the change, after
+    /// the framework's locks are released: it may read and assign settings. Changes reach it in order. It
+    /// should not capture the config strongly if the config is to be freed while the token lives.
+    public func observe(_ handler: @escaping @Sendable (Value) -> Void) -> ObservationToken {
+        guard let identifier = addObserver(initial: false, onChange: handler) else { return .inert }
+        return ObservationToken { [weak self] in self?.removeObserver(identifier) }
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Observation)
+import Observation
+#endif
+
+extension StorableConfig {
+    /// Every change to any of this config's settings, as it happens.
+    ///
+    /// ```swift
+    /// for await change in config.changes {
+    ///     print(change.name, change.oldValue, "→", change.newValue)
+    /// }
+    /// ```
+    ///
+    /// Unlike a setting's ``Setting/changes``, this does not start with the current values. It finishes when
+    /// the config is released. The rules of ``Setting/changes`` apply: no element for an assignment that keeps
+    /// the value, one per setting for a batch.
+    public var changes: AsyncStream<ConfigChange> {
+        AsyncStream { continuation in
+            let identifier = context.addChangeObserver(
+                onChange: { continuation.yield($0) }, onEnd: { continuation.finish() })
+            guard let identifier else { return }
+            continuation.onTermination = { [context] _ in context.removeChangeObserver(identifier) }
+        }
+    }
+
+    /// Calls `handler` after every change to any of this config's settings, until the returned token is
+    /// released or cancelled.
+    ///
+    /// ```swift
+    /// let token = config.observe { change in log("\(change)") }
+    /// ```
+    public func observe(_ handler: @escaping @Sendable (ConfigChange) -> Void) -> ObservationToken {
+        guard let identifier = context.addChangeObserver(onChange: handler, onEnd: nil) else { return .inert }
+        return ObservationToken { [context] in context.removeChangeObserver(identifier) }
+    }
+}
+
+#if canImport(Observation)
+/// Configs work with `withObservationTracking`, and so with SwiftUI, the way `@Observable` models do:
+/// reading a setting inside tracking, then assigning it, fires the change handler; assigning another
+/// setting does not.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension StorableConfig: Observable {}
+#endif

@@ -1,0 +1,217 @@
+import Foundation
+import Observation
+import Testing
+
+@testable import StorableConfig
+
+/// Collects what an observer is told.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Locked<[Element]>([])
+    var elements: [Element] { storage.withLock { $0 } }
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+}
+
+/// Waits, without timing anything, until `condition` holds or about ten seconds have passed.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1000 {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
+struct ObservationTests {
+    @Test func aSettingsStreamStartsWithTheCurrentValueThenYieldsEachChange() async {
+        let config = AppConfig(store: InMemoryStore())
+        config.userName = "first"
+        var iterator = config.$userName.changes.makeAsyncIterator()
+        #expect(await iterator.next() == "first")
+        config.userName = "second"
+        config.userName = "second"  // unchanged: nothing
+        config.userName = "third"
+        #expect(await iterator.next() == "second")
+        #expect(await iterator.next() == "third")
+    }
+
+    @Test func aSettingsStreamEndsWhenTheConfigGoesAway() async {
+        var config: AppConfig? = AppConfig(store: InMemoryStore())
+        let stream = config!.$userName.changes
+        let collected = Task {
+            var values: [String] = []
+            for await value in stream { values.append(value) }
+            return values
+        }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        config!.userName = "last"
+        config = nil
+        let values = await collected.value
+        #expect(values.first == "")
+        #expect(values.last == "last")
+    }
+
+    @Test func theConfigsStreamTellsWhichKeyChangedWithOldAndNewValues() async {
+        let config = AppConfig(store: InMemoryStore())
+        var iterator = config.changes.makeAsyncIterator()
+        config.userName = "nkysu1"
+        config.isFirstLaunch = false
+        config.isFirstLaunch = false
+        config.selectedHobbies = ["go"]
+        let first = await iterator.next()
+        #expect(first?.key == config.$userName.key)
+        #expect(first?.name == "userName")
+        #expect(first?.oldValue as? String == "")
+        #expect(first?.newValue as? String == "nkysu1")
+        let second = await iterator.next()
+        #expect(second?.name == "isFirstLaunch")
+        #expect(second?.newValue as? Bool == false)
+        #expect(await iterator.next()?.name == "selectedHobbies")
+    }
+
+    @Test func aClosureObserverIsCalledForChangesUntilItsTokenIsReleased() {
+        let config = AppConfig(store: InMemoryStore())
+        let seen = Recorder<String>()
+        var token: ObservationToken? = config.$userName.observe { seen.append($0) }
+        #expect(seen.elements.isEmpty)
+        config.userName = "a"
+        config.userName = "a"
+        config.userName = "b"
+        #expect(seen.elements == ["a", "b"])
+        _ = token
+        token = nil
+        config.userName = "c"
+        #expect(seen.elements == ["a", "b"])
+        let cancelled = config.$userName.observe { seen.append($0) }
+        cancelled.cancel()
+        config.userName = "d"
+        #expect(seen.elements == ["a", "b"])
+    }
+
+    @Test func observationTrackingFiresForTheSettingReadAndNotForOthers() {
+        let config = AppConfig(store: InMemoryStore())
+        let fired = Recorder<Bool>()
+        withObservationTracking {
+            _ = config.userName
+        } onChange: {
+            fired.append(true)
+        }
+        config.isFirstLaunch = false
+        #expect(fired.elements.isEmpty)
+        config.userName = "changed"
+        #expect(fired.elements.count == 1)
+    }
+
+    @Test func anotherConfigOverTheSameStoreEmitsAChangeAtOnce() {
+        let store = InMemoryStore()
+        let writer = AppConfig(store: store)
+        let reader = AppConfig(store: store)
+        let seen = Recorder<String>()
+        let token = reader.$userName.observe { seen.append($0) }
+        writer.userName = "from the writer"
+        #expect(seen.elements == ["from the writer"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func observersThatReadAndWriteSettingsDoNotDeadlock() {
+        let config = AppConfig(store: InMemoryStore())
+        let seen = Recorder<String>()
+        let token = config.$userName.observe { name in
+            seen.append("\(name) \(config.isFirstLaunch)")
+            config.isFirstLaunch = false  // another setting
+            if name == "again" { config.userName = "final" }  // the same setting, from its own observer
+        }
+        config.userName = "once"
+        config.userName = "again"
+        #expect(config.userName == "final")
+        #expect(seen.elements == ["once true", "again false", "final false"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aSlowObserverDoesNotBlockWritersOfOtherSettings() async {
+        let config = CounterConfig(store: InMemoryStore())
+        let inObserver = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let token = config.$a.observe { _ in
+            inObserver.signal()
+            release.wait()
+        }
+        let slowWriter = Thread { config.a = 1 }
+        slowWriter.start()
+        inObserver.wait()
+        // The observer of `a` is blocked; writing `b` still returns.
+        config.b = 2
+        #expect(config.b == 2)
+        release.signal()
+        #expect(await eventually { slowWriter.isFinished })
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aBatchEmitsOneChangePerKeyAfterItEnds() {
+        let config = AppConfig(store: InMemoryStore())
+        let seen = Recorder<String>()
+        let token = config.observe { seen.append("\($0.name)=\($0.newValue)") }
+        config.batch {
+            config.userName = "a"
+            config.userName = "b"
+            config.isFirstLaunch = false
+            #expect(seen.elements.isEmpty)
+        }
+        #expect(Set(seen.elements) == ["userName=b", "isFirstLaunch=false"])
+        #expect(seen.elements.count == 2)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aConfigWithLiveObserversIsFreedWhenDropped() async {
+        weak var weakConfig: AppConfig?
+        var token: ObservationToken?
+        let consumer: Task<Int, Never>
+        do {
+            let config = AppConfig(store: InMemoryStore())
+            weakConfig = config
+            token = config.$userName.observe { _ in }
+            let stream = config.changes
+            consumer = Task {
+                var count = 0
+                for await _ in stream { count += 1 }
+                return count
+            }
+            config.userName = "x"
+        }
+        #expect(weakConfig == nil)
+        #expect(await consumer.value == 1)
+        _ = token
+    }
+
+    @Test func changesFromAnotherProcessReachObserversAfterReload() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let config = AppConfig(store: try JSONFileStore(url: url))
+        let seen = Recorder<String>()
+        let token = config.$userName.observe { seen.append($0) }
+        let child = try runProduct("storable-config-stress", ["set", url.path, config.$userName.key, "elsewhere"])
+        #expect(child.status == 0, "\(child.errorOutput)")
+        #expect(seen.elements.isEmpty)
+        try config.reload()
+        #expect(seen.elements == ["elsewhere"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test(arguments: [false, true])
+    func aWatchedFileTellsObserversOfOtherProcessesChangesByItself(polling: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        let file = try #require(store.storageIdentity as? JSONFile)
+        try file.startWatching(forcePolling: polling, pollingInterval: 0.05)
+        #expect(store.isWatching)
+        let config = AppConfig(store: store)
+        let seen = Recorder<String>()
+        let token = config.$userName.observe { seen.append($0) }
+        let child = try runProduct("storable-config-stress", ["set", url.path, config.$userName.key, "watched"])
+        #expect(child.status == 0, "\(child.errorOutput)")
+        #expect(await eventually { seen.elements == ["watched"] })
+        #expect(config.userName == "watched")
+        store.stopWatching()
+        #expect(!store.isWatching)
+        withExtendedLifetime(token) {}
+    }
+}
