@@ -259,6 +259,36 @@ struct StorableConfigTests {
         #expect(store.value(forKey: key) == .dictionary(["name": .string("x")]))
     }
 
+    @Test func laterInstancesFindTheirOwnSettingsWithoutReflection() throws {
+        let store = InMemoryStore()
+        let first = DerivedSettings(store: store)
+        let second = DerivedSettings(store: store)
+        let third = DerivedSettings(store: InMemoryStore())
+        #expect(second.keys == first.keys)
+        #expect(ConfigSchema.cached(for: DerivedSettings.self)?.registrationOrder != nil)
+        third.fontSize = 30
+        second.theme = "dark"
+        #expect(first.theme == "dark")
+        #expect(second.fontSize == 12)
+        #expect(third.theme == "light")
+        // Each instance has boxes of its own.
+        #expect(second.$theme !== first.$theme)
+        #expect(second.allSettings.map(\.name) == ["theme", "fontSize"])
+    }
+
+    @Test func strayAndNestedSettingsDoNotConfuseWhichSettingsAConfigOwns() throws {
+        let store = InMemoryStore()
+        _ = NestingConfig(store: store)
+        let stray = Setting(wrappedValue: 42)
+        let config = NestingConfig(store: store)
+        #expect(config.allSettings.map(\.name) == ["before", "after"])
+        #expect(config.inner.allSettings.map(\.name) == ["userName"])
+        config.after = 2
+        #expect(store.value(forKey: "ns.NestingConfig.after") == .int(2))
+        #expect(stray.wrappedValue == 42)
+        #expect(stray.key.isEmpty)
+    }
+
     @Test func aDeliveryOlderThanTheValueHeldIsIgnored() throws {
         let store = InMemoryStore()
         let config = AppConfig(store: store)
@@ -386,6 +416,14 @@ struct StorableConfigTests {
         }
         #expect(weakConfig == nil)
     }
+}
+
+/// A config that creates another config in one of its property initializers.
+final class NestingConfig: StorableConfig {
+    override class var namespace: String { "ns" }
+    @Setting var before = 1
+    let inner = TwitterConfig(store: InMemoryStore())
+    @Setting var after = 1
 }
 
 final class WrongTypeConfig: StorableConfig {

@@ -1,4 +1,9 @@
+import CStorableConfigSupport
 import Foundation
+
+#if canImport(Observation)
+import Observation
+#endif
 
 /// A setting of a ``StorableConfig``: a property that loads, defaults and persists itself.
 ///
@@ -16,8 +21,8 @@ import Foundation
 /// config.$isFirstLaunch.reset()     // removes the stored value; reads `true` again
 /// ```
 ///
-/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, so it
-/// costs about as much as reading a locked property and never touches the store. Assigning writes through
+/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, under a spin
+/// lock, and never touches the store. Assigning writes through
 /// to the store and, before returning, updates every other config bound to the same storage.
 ///
 /// Assigning `nil` to an optional setting whose default is `nil` removes the stored value; if the default
@@ -25,55 +30,43 @@ import Foundation
 /// relaunch). ``reset()`` is what brings a default back.
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
-    // Every mutable property below is guarded by `lock`.
-    private let lock = Lock()
-    private var value: Value
+    // Every mutable property below is guarded by `spinLock`, one of a shared pool. Code holding it never
+    // takes another setting's lock, since two settings may share one.
+    @usableFromInline let spinLock: UnsafeMutablePointer<UInt32>
+    // Guarded by the spin lock, so the dynamic exclusivity check (a few ns per read) adds nothing.
+    @usableFromInline @exclusivity(unchecked) var value: Value
     private var declaredDefault: Value
     private var hasStoredValue = false
+    /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
+    private var removesOnNil = false
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
     /// configs converge on the store's last value.
     private var version: UInt64 = 0
-    private var binding: Binding?
-    // Observation: observers, and the changes waiting to be told to them in order (see `deliverChanges`).
-    private var observers: [UInt64: Observer] = [:]
-    private var changeCount: UInt64 = 0
-    private var undeliveredChanges: [(number: UInt64, old: Value, new: Value)] = []
-    private var isDelivering = false
-    private var observationEnded = false
-    /// The value before a batch's first assignment, which the batch's change is measured from.
-    private var valueBeforeBatch: Value?
-
-    private struct Observer {
-        /// The change count when the observer was added; it is told only of later changes.
-        let since: UInt64
-        let onChange: @Sendable (Value) -> Void
-        let onEnd: (@Sendable () -> Void)?
-    }
-
-    private struct Binding {
-        let name: String
-        let key: String
-        let context: ConfigContext
-        /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
-        let removesOnNil: Bool
-        /// Names this setting to the Observation framework.
-        let observationKeyPath: KeyPath<ConfigContext, Int>
-    }
+    private var binding: SettingBinding?
+    /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
+    @usableFromInline var bindingForReads: Unmanaged<SettingBinding>?
+    private var traits: ValueTraits<Value>?
+    /// Observers and undelivered changes, made when first needed (most settings are never observed).
+    private var observation: ObservationState<Value>?
+    /// How many observers `observation` holds, readable without touching its generic type.
+    private var observerCount = 0
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
+        spinLock = storable_config_pooled_spin_lock()
         value = wrappedValue
         declaredDefault = wrappedValue
+        SettingRegistration.register(self)
     }
 
     /// The setting's current value.
+    @inlinable
     public var wrappedValue: Value {
         get {
-            lock.lock()
+            storable_config_spin_lock(spinLock)
             let current = value
-            let binding = binding
-            lock.unlock()
-            if let binding { binding.context.observationAccess(binding.observationKeyPath) }
+            storable_config_spin_unlock(spinLock)
+            if let binding = bindingForReads { binding._withUnsafeGuaranteedRef { $0.recordAccess() } }
             return current
         }
         set { assign(newValue) }
@@ -86,56 +79,68 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     ///
     /// Empty for a `Setting` that is not a property of a ``StorableConfig``.
     public var key: String {
-        lock.withLock { binding?.key ?? "" }
+        locked { binding?.key ?? "" }
     }
 
     /// The name of the property that declares the setting; empty for a `Setting` that is not a property of a
     /// ``StorableConfig``.
     public var name: String {
-        lock.withLock { binding?.name ?? "" }
+        locked { binding?.name ?? "" }
     }
 
     /// The value the setting reads when nothing is stored: its declared initial value.
     public var defaultValue: Value {
-        lock.withLock { declaredDefault }
+        locked { declaredDefault }
     }
 
     /// Whether the store holds a value for this setting (even one of the wrong type).
     public var isSet: Bool {
-        lock.withLock { hasStoredValue }
+        locked { hasStoredValue }
     }
 
     /// Removes the stored value, so that the setting reads its default again.
     public func reset() {
-        guard let binding = lock.withLock({ binding }) else {
-            lock.withLock { value = declaredDefault }
+        guard let binding = locked({ binding }) else {
+            locked { value = declaredDefault }
             return
         }
         let defaultValue = self.defaultValue
-        let completion: @Sendable (UInt64) -> Void = { [self] version in
+        if let version = binding.context.writeOne(key: binding.key, stored: nil, typedValue: nil) {
             apply(defaultValue, isSet: false, version: version, stored: nil)
+        } else {
+            binding.context.deferToBatch(SettingChange(key: binding.key, stored: nil, typedValue: nil)) {
+                [self] version in apply(defaultValue, isSet: false, version: version, stored: nil)
+            }
+            applyPending(defaultValue, isSet: false)
         }
-        let written = binding.context.write([((binding.key, nil, nil), completion)])
-        if !written { applyPending(defaultValue, isSet: false) }
     }
 
-    private func assign(_ newValue: Value) {
-        lock.lock()
-        guard let binding else {
+    @inline(__always)
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        storable_config_spin_lock(spinLock)
+        defer { storable_config_spin_unlock(spinLock) }
+        return try body()
+    }
+
+    @usableFromInline
+    func assign(_ newValue: Value) {
+        storable_config_spin_lock(spinLock)
+        guard let binding, let traits else {
             // Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the
             // default, exactly like the declaration's initial value does.
             value = newValue
             declaredDefault = newValue
-            lock.unlock()
+            storable_config_spin_unlock(spinLock)
             return
         }
-        lock.unlock()
+        let removesOnNil = removesOnNil
+        storable_config_spin_unlock(spinLock)
         let stored: StoredValue?
-        if binding.removesOnNil, let optional = newValue as? any OptionalValue, optional.isNil {
+        if removesOnNil, traits.isNil?(newValue) == true {
             stored = nil
         } else {
             do {
-                stored = try StoredValueCoding.encode(newValue)
+                stored = try traits.encode(newValue)
             } catch {
                 StorableConfig.report(.encodingFailed(key: binding.key, reason: "\(error)"))
                 apply(newValue, isSet: isSet, version: nil, stored: nil)
@@ -143,58 +148,83 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             }
         }
         let isSet = stored != nil
-        let completion: @Sendable (UInt64) -> Void = { [self] version in
+        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
             apply(newValue, isSet: isSet, version: version, stored: stored)
+        } else {
+            binding.context.deferToBatch(SettingChange(key: binding.key, stored: stored, typedValue: newValue)) {
+                [self] version in apply(newValue, isSet: isSet, version: version, stored: stored)
+            }
+            applyPending(newValue, isSet: isSet)
         }
-        let written = binding.context.write([((binding.key, stored, newValue), completion)])
-        if !written { applyPending(newValue, isSet: isSet) }
     }
 
     /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
     /// observers, once.
     private func applyPending(_ newValue: Value, isSet: Bool) {
-        lock.withLock {
-            if valueBeforeBatch == nil { valueBeforeBatch = .some(value) }
+        locked {
+            let state = observationState()
+            if state.valueBeforeBatch == nil { state.valueBeforeBatch = .some(value) }
             value = newValue
             hasStoredValue = isSet
         }
     }
 
+    /// The observation state, made on first use. Called with the lock held.
+    private func observationState() -> ObservationState<Value> {
+        if let observation { return observation }
+        let state = ObservationState<Value>()
+        observation = state
+        return state
+    }
+
     /// Takes `newValue` unless the setting already holds a newer version (`nil`: a change kept in memory
     /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
     private func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
-        lock.lock()
+        storable_config_spin_lock(spinLock)
         if let newVersion {
             guard newVersion >= version else {
-                lock.unlock()
+                storable_config_spin_unlock(spinLock)
                 return
             }
             version = newVersion
         }
         let old: Value
-        if case .some(let before) = valueBeforeBatch { old = before } else { old = value }
-        valueBeforeBatch = nil
+        if let observation, case .some(let before) = observation.valueBeforeBatch {
+            old = before
+            observation.valueBeforeBatch = nil
+        } else {
+            old = value
+        }
         value = newValue
         hasStoredValue = isSet
-        var mustDeliver = false
-        if binding != nil, !observationEnded, hasChanged(from: old, to: newValue, stored: stored) {
-            changeCount += 1
-            undeliveredChanges.append((changeCount, old, newValue))
-            if !isDelivering {
-                isDelivering = true
-                mustDeliver = true
-            }
+        guard let binding, hasChanged(from: old, to: newValue, stored: stored) else {
+            storable_config_spin_unlock(spinLock)
+            return
         }
-        lock.unlock()
-        if mustDeliver { deliverChanges() }
+        guard observerCount > 0 || binding.context.hasChangeObservers else {
+            // Nobody to tell in order: only the Observation framework needs to hear of it.
+            storable_config_spin_unlock(spinLock)
+            binding.observationDidChange()
+            return
+        }
+        let state = observationState()
+        state.changeCount += 1
+        state.undelivered.append((state.changeCount, old, newValue))
+        let mustDeliver = !state.isDelivering
+        state.isDelivering = true
+        storable_config_spin_unlock(spinLock)
+        if mustDeliver { deliverChanges(binding) }
     }
 
     /// Whether `new` differs from `old`: by `==` for `Equatable` values, else by stored form when someone
-    /// listens (a change that nobody listens to but Observation is treated as a change). Called with `lock`.
+    /// listens (a change that nobody listens to but Observation is treated as a change). Called with the lock.
     private func hasChanged(from old: Value, to new: Value, stored: StoredValue?) -> Bool {
-        if let old = old as? any Equatable { return !old.isEqual(to: new) }
-        guard !observers.isEmpty || binding?.context.hasChangeObservers == true else { return true }
-        return (try? StoredValueCoding.encode(old)) != (stored ?? (try? StoredValueCoding.encode(new)))
+        guard let traits else { return true }
+        if let isEqual = traits.isEqual { return !isEqual(old, new) }
+        guard observerCount > 0 || binding?.context.hasChangeObservers == true else {
+            return true
+        }
+        return (try? traits.encode(old)) != (stored ?? (try? traits.encode(new)))
     }
 
     /// Tells the observers of every undelivered change, in order, outside the lock.
@@ -202,73 +232,143 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// One thread at a time delivers; a change made meanwhile, by another thread or by an observer itself,
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
-    private func deliverChanges() {
+    private func deliverChanges(_ binding: SettingBinding) {
         while true {
-            lock.lock()
-            guard !undeliveredChanges.isEmpty, let binding else {
-                isDelivering = false
-                lock.unlock()
+            storable_config_spin_lock(spinLock)
+            guard let state = observation, !state.undelivered.isEmpty else {
+                observation?.isDelivering = false
+                storable_config_spin_unlock(spinLock)
                 return
             }
-            let changes = undeliveredChanges
-            undeliveredChanges = []
-            let observers = Array(self.observers.values)
-            lock.unlock()
+            let changes = state.undelivered
+            state.undelivered = []
+            let observers = Array(state.observers.values)
+            storable_config_spin_unlock(spinLock)
             for change in changes {
-                binding.context.observationDidChange(binding.observationKeyPath)
+                binding.observationDidChange()
                 for observer in observers where change.number > observer.since {
                     observer.onChange(change.new)
                 }
-                binding.context.tellChangeObservers(
-                    ConfigChange(name: binding.name, key: binding.key, oldValue: change.old, newValue: change.new))
+                if binding.context.hasChangeObservers {
+                    binding.context.tellChangeObservers(
+                        ConfigChange(name: binding.name, key: binding.key, oldValue: change.old, newValue: change.new))
+                }
             }
         }
     }
 
     /// Adds an observer of later changes; with `initial`, also calls it now with the current value, before
-    /// any later change.
+    /// any later change. Returns `nil`, after ending it, if the config is already gone.
     func addObserver(
         initial: Bool, onChange: @escaping @Sendable (Value) -> Void, onEnd: (@Sendable () -> Void)? = nil
     ) -> UInt64? {
-        lock.lock()
-        defer { lock.unlock() }
+        let ended = locked { binding?.context.observationEnded ?? false }
+        storable_config_spin_lock(spinLock)
+        // The initial value goes out under the lock, so that no later change can overtake it.
         if initial { onChange(value) }
-        guard !observationEnded else {
+        guard !ended else {
+            storable_config_spin_unlock(spinLock)
             onEnd?()
             return nil
         }
         let identifier = ObservationToken.nextIdentifier()
-        observers[identifier] = Observer(since: changeCount, onChange: onChange, onEnd: onEnd)
+        let state = observationState()
+        state.observers[identifier] = ObservationState<Value>.Observer(
+            since: state.changeCount, onChange: onChange, onEnd: onEnd)
+        observerCount = state.observers.count
+        storable_config_spin_unlock(spinLock)
         return identifier
     }
 
     func removeObserver(_ identifier: UInt64) {
-        lock.withLock { _ = observers.removeValue(forKey: identifier) }
+        locked {
+            _ = observation?.observers.removeValue(forKey: identifier)
+            observerCount = observation?.observers.count ?? 0
+        }
     }
 }
 
-extension Equatable {
-    /// Whether `other` is a value of this type equal to this one.
-    fileprivate func isEqual(to other: Any) -> Bool {
-        (other as? Self) == self
+/// A setting's observers and the changes not yet told to them; guarded by the setting's lock.
+final class ObservationState<Value> {
+    struct Observer {
+        /// The change count when the observer was added; it is told only of later changes.
+        let since: UInt64
+        let onChange: @Sendable (Value) -> Void
+        let onEnd: (@Sendable () -> Void)?
+    }
+
+    var observers: [UInt64: Observer] = [:]
+    var changeCount: UInt64 = 0
+    var undelivered: [(number: UInt64, old: Value, new: Value)] = []
+    var isDelivering = false
+    /// The value before a batch's first assignment, which the batch's change is measured from.
+    var valueBeforeBatch: Value?
+}
+
+/// Where a setting belongs: its config's context, its position in the class's schema, and so its name, key
+/// and Observation key path. Immutable.
+@usableFromInline
+final class SettingBinding: @unchecked Sendable {
+    let context: ConfigContext
+    let schema: ConfigSchema
+    let index: Int
+    // Immutable; the standard library does not declare key paths Sendable.
+    let observationKeyPath: KeyPath<ConfigContext, Int>
+
+    init(context: ConfigContext, schema: ConfigSchema, index: Int) {
+        self.context = context
+        self.schema = schema
+        self.index = index
+        observationKeyPath = schema.observationKeyPaths[index]
+        #if canImport(Observation) && !canImport(Darwin)
+        registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
+        #endif
+    }
+
+    var name: String { schema.names[index] }
+    var key: String { schema.keys[index] }
+
+    /// Tells the Observation framework that the setting was read.
+    @usableFromInline
+    func recordAccess() {
+        #if canImport(Observation) && !canImport(Darwin)
+        // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
+        // from this immutable binding, which saves the reference counting of the general path.
+        registrar.access(context, keyPath: observationKeyPath)
+        #else
+        context.observationAccess(observationKeyPath)
+        #endif
+    }
+
+    #if canImport(Observation) && !canImport(Darwin)
+    let registrar: ObservationRegistrar
+    #endif
+
+    func observationDidChange() {
+        context.observationDidChange(observationKeyPath)
     }
 }
 
 extension Setting: SettingBox {
-    func bind(name: String, key: String, context: ConfigContext, observationKeyPath: KeyPath<ConfigContext, Int>) {
-        lock.withLock {
-            let defaultIsNil = (declaredDefault as? any OptionalValue)?.isNil ?? false
-            binding = Binding(
-                name: name, key: key, context: context, removesOnNil: defaultIsNil,
-                observationKeyPath: observationKeyPath)
+    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
+        let traits = ValueTraits<Value>.shared
+        let binding = SettingBinding(context: context, schema: schema, index: index)
+        locked {
+            self.traits = traits
+            removesOnNil = traits.isNil?(declaredDefault) ?? false
+            self.binding = binding
+            bindingForReads = Unmanaged.passUnretained(binding)
         }
     }
 
     func endObservation() {
-        let ended = lock.withLock {
-            observationEnded = true
-            defer { observers = [:] }
-            return Array(observers.values)
+        guard locked({ observerCount > 0 }) else { return }
+        let ended = locked {
+            defer {
+                observation?.observers = [:]
+                observerCount = 0
+            }
+            return Array(observation?.observers.values ?? [:].values)
         }
         for observer in ended { observer.onEnd?() }
     }
@@ -278,13 +378,12 @@ extension Setting: SettingBox {
     }
 
     func declarationProblem() -> String? {
-        let value = defaultValue
+        let traits = ValueTraits<Value>.shared
         do {
-            let stored = try StoredValueCoding.encode(value)
-            _ = try StoredValueCoding.decode(Value.self, from: stored)
+            _ = try traits.decode(try traits.encode(defaultValue))
             return nil
         } catch {
-            return "values of type \(StoredValueCoding.typeName(Value.self)) cannot be stored and read back "
+            return "values of type \(traits.typeName) cannot be stored and read back "
                 + "(\(error)); declare a Codable type whose encoding round-trips"
         }
     }
@@ -299,14 +398,12 @@ extension Setting: SettingBox {
             apply(typed, isSet: true, version: version, stored: stored)
             return
         }
+        let traits = ValueTraits<Value>.shared
         do {
-            apply(try StoredValueCoding.decode(Value.self, from: stored), isSet: true, version: version, stored: stored)
+            apply(try traits.decode(stored), isSet: true, version: version, stored: stored)
         } catch {
-            let key = lock.withLock { binding?.key ?? "" }
             StorableConfig.report(
-                .typeMismatch(
-                    key: key, expectedType: StoredValueCoding.typeName(Value.self), found: stored,
-                    reason: "\(error)"))
+                .typeMismatch(key: key, expectedType: traits.typeName, found: stored, reason: "\(error)"))
             apply(defaultValue, isSet: true, version: version, stored: nil)
         }
     }
@@ -314,8 +411,9 @@ extension Setting: SettingBox {
 
 /// What a config needs from a setting without knowing its value type.
 protocol SettingBox: AnySetting {
-    /// Connects the setting to its name, key and config; called once, from the config's initializer.
-    func bind(name: String, key: String, context: ConfigContext, observationKeyPath: KeyPath<ConfigContext, Int>)
+    /// Connects the setting to its config, at `index` of the class's schema; called once, from the config's
+    /// initializer.
+    func bind(schema: ConfigSchema, index: Int, context: ConfigContext)
     /// Finishes every observer: the config is going away.
     func endObservation()
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.

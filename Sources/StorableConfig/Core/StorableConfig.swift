@@ -44,17 +44,27 @@ open class StorableConfig {
     public required init(store: any ConfigStore) {
         self.store = store
         context = ConfigContext(store: store)
-        let reflected = reflectSettings()
-        do {
-            schema = try ConfigSchema.schema(for: type(of: self), settings: reflected)
-        } catch {
-            fatalError("\(error)")
+        let registered = SettingRegistration.take()
+        if let cached = ConfigSchema.cached(for: type(of: self)), let order = cached.registrationOrder,
+            registered.count == order.count
+        {
+            // A later instance: its property initializers registered exactly its settings.
+            schema = cached
+            settings = order.map { registered[$0] }
+        } else {
+            let reflected = reflectSettings()
+            do {
+                schema = try ConfigSchema.schema(for: type(of: self), settings: reflected)
+            } catch {
+                fatalError("\(error)")
+            }
+            settings = reflected.map(\.setting)
+            if schema.registrationOrder == nil {
+                schema.learnRegistrationOrder(registered: registered, reflected: reflected)
+            }
         }
-        settings = reflected.map(\.setting)
         for (index, setting) in settings.enumerated() {
-            setting.bind(
-                name: schema.names[index], key: schema.keys[index], context: context,
-                observationKeyPath: schema.observationKeyPaths[index])
+            setting.bind(schema: schema, index: index, context: context)
         }
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
@@ -115,7 +125,7 @@ open class StorableConfig {
                 let completion: @Sendable (UInt64) -> Void = { version in
                     setting.load(nil, typedValue: nil, version: version)
                 }
-                return ((key, nil, nil), completion)
+                return (SettingChange(key: key, stored: nil, typedValue: nil), completion)
             })
         if !written {
             for setting in settings { setting.showPendingReset() }

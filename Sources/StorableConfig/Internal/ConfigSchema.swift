@@ -23,6 +23,31 @@ final class ConfigSchema: Sendable {
     /// Returns the schema of `type`, building and validating it the first time the class is used.
     /// - Throws: ``StorableConfigError/invalidDeclaration(className:property:reason:)`` for two settings with
     ///   one key or a setting whose declared default cannot be stored and read back.
+    /// The schema of `type`, if an instance was created before.
+    static func cached(for type: StorableConfig.Type) -> ConfigSchema? {
+        cache.withLock { $0[ObjectIdentifier(type)] }
+    }
+
+    /// For each setting in schema order, its position among the settings a new instance registers (see
+    /// ``SettingRegistration``); `nil` if registration cannot be trusted for this class.
+    private(set) var registrationOrder: [Int]? {
+        get { registrationOrderStorage.withLock { $0 } }
+        set { registrationOrderStorage.withLock { $0 = newValue } }
+    }
+    private let registrationOrderStorage = Locked<[Int]?>(nil)
+
+    /// Records how the settings registered by the first instance map to the schema, if they are exactly
+    /// the settings reflection found.
+    func learnRegistrationOrder(registered: [any SettingBox], reflected: [ReflectedSetting]) {
+        guard registered.count == reflected.count else { return }
+        var order: [Int] = []
+        for setting in reflected {
+            guard let position = registered.firstIndex(where: { $0 === setting.setting }) else { return }
+            order.append(position)
+        }
+        registrationOrder = order
+    }
+
     static func schema(for type: StorableConfig.Type, settings: [ReflectedSetting]) throws -> ConfigSchema {
         let identifier = ObjectIdentifier(type)
         if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {

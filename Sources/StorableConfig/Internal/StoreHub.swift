@@ -6,17 +6,27 @@ import Glibc
 import Musl
 #endif
 
+import CStorableConfigSupport
+
 /// A change to write: a `nil` stored value removes the key; the typed value spares receivers a decode.
-typealias SettingChange = (key: String, stored: StoredValue?, typedValue: (any Sendable)?)
+struct SettingChange {
+    let key: String
+    let stored: StoredValue?
+    let typedValue: (any Sendable)?
+}
 
 /// One config instance's connection to its store and to the other configs bound to the same storage.
-final class ConfigContext: Sendable {
+final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
     let hub: StoreHub
     private let batches = Locked<[Batch]>([])
     /// An `ObservationSupport` where the Observation framework is available.
     let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
     private let changeObservers = Locked<ChangeObservers>(ChangeObservers())
+    // Counters read on every write without a lock: batches in progress on any thread, config-wide
+    // observers. Each is changed under the lock of what it counts.
+    private let batchCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    private let changeObserverCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
     private struct ChangeObservers {
         var ended = false
@@ -33,12 +43,24 @@ final class ConfigContext: Sendable {
     init(store: any ConfigStore) {
         self.store = store
         hub = StoreHub.hub(for: store)
+        batchCount.initialize(to: 0)
+        changeObserverCount.initialize(to: 0)
+    }
+
+    deinit {
+        batchCount.deallocate()
+        changeObserverCount.deallocate()
     }
 
     // MARK: Config-wide observers
 
     var hasChangeObservers: Bool {
-        changeObservers.withLock { !$0.all.isEmpty }
+        storable_config_atomic_load(changeObserverCount) != 0
+    }
+
+    /// Whether the config is gone, so that no observer can be added any more.
+    var observationEnded: Bool {
+        changeObservers.withLock { $0.ended }
     }
 
     func addChangeObserver(
@@ -48,6 +70,7 @@ final class ConfigContext: Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.all[identifier] = (onChange, onEnd)
+            storable_config_atomic_add(changeObserverCount, 1)
             return true
         }
         if !added { onEnd?() }
@@ -55,7 +78,11 @@ final class ConfigContext: Sendable {
     }
 
     func removeChangeObserver(_ identifier: UInt64) {
-        changeObservers.withLock { _ = $0.all.removeValue(forKey: identifier) }
+        changeObservers.withLock { observers in
+            if observers.all.removeValue(forKey: identifier) != nil {
+                storable_config_atomic_add(changeObserverCount, -1)
+            }
+        }
     }
 
     func tellChangeObservers(_ change: ConfigChange) {
@@ -67,6 +94,7 @@ final class ConfigContext: Sendable {
     func endChangeObservation() {
         let ended = changeObservers.withLock { observers in
             observers.ended = true
+            storable_config_atomic_add(changeObserverCount, -Int32(observers.all.count))
             defer { observers.all = [:] }
             return Array(observers.all.values)
         }
@@ -78,6 +106,28 @@ final class ConfigContext: Sendable {
     /// Writes `changes` and returns the version they were given.
     func write(_ changes: [SettingChange]) -> UInt64 {
         hub.write(changes, to: store, from: ObjectIdentifier(self))
+    }
+
+    /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
+    /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
+    func writeOne(key: String, stored: StoredValue?, typedValue: (any Sendable)?) -> UInt64? {
+        if storable_config_atomic_load(batchCount) != 0, isBatching { return nil }
+        return hub.write(
+            CollectionOfOne(SettingChange(key: key, stored: stored, typedValue: typedValue)), to: store,
+            from: ObjectIdentifier(self))
+    }
+
+    /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
+    func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
+        batches.withLock { batches in
+            if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
+                batches[index].entries.append((change, completion))
+            }
+        }
+    }
+
+    private var isBatching: Bool {
+        batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
     }
 
     /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
@@ -103,6 +153,7 @@ final class ConfigContext: Sendable {
                 batches[index].depth += 1
             } else {
                 batches.append(Batch(thread: pthread_self()))
+                storable_config_atomic_add(batchCount, 1)
             }
         }
         defer { endBatch() }
@@ -115,7 +166,9 @@ final class ConfigContext: Sendable {
                 return nil
             }
             batches[index].depth -= 1
-            return batches[index].depth == 0 ? batches.remove(at: index) : nil
+            guard batches[index].depth == 0 else { return nil }
+            storable_config_atomic_add(batchCount, -1)
+            return batches.remove(at: index)
         }
         guard let finished, !finished.entries.isEmpty else { return }
         // One write per key: the last assignment wins, in the order the keys were first assigned.
@@ -212,9 +265,8 @@ final class StoreHub: @unchecked Sendable {
     ///
     /// A store that fails keeps its old value; the failure is reported, and the new value is still
     /// delivered, so that every config in the process reads what was assigned.
-    func write(
-        _ changes: [SettingChange], to store: any ConfigStore,
-        from origin: ObjectIdentifier
+    func write<Changes: Collection<SettingChange>>(
+        _ changes: Changes, to store: any ConfigStore, from origin: ObjectIdentifier
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
@@ -240,9 +292,11 @@ final class StoreHub: @unchecked Sendable {
             }
             external = store.externallyChangedKeys()
             self.version &+= 1
-            for receiver in receivers {
-                guard let config = receiver.config else { continue }
-                if receiver.context != origin { targets.append(config) }
+            // The usual case, one config on the storage and it is the writer, needs no weak loads.
+            if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return self.version }
+            for index in receivers.indices {
+                guard let config = receivers[index].config else { continue }
+                if receivers[index].context != origin { targets.append(config) }
                 if !external.isEmpty { everyone.append(config) }
             }
             return self.version

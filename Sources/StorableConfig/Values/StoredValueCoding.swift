@@ -19,6 +19,11 @@ enum StoredValueCoding {
         if let nativeType = Value.self as? any StoredValueConvertible.Type {
             return nativeStoredValue(of: value, as: nativeType)
         }
+        return try encodeWithJSON(value)
+    }
+
+    /// Returns the stored form of `value` through `JSONEncoder`, for types without a native form.
+    static func encodeWithJSON<Value: Encodable>(_ value: Value) throws -> StoredValue {
         do {
             return try JSONText.parse(makeEncoder().encode(value))
         } catch let error as EncodingError {
@@ -38,6 +43,11 @@ enum StoredValueCoding {
             }
             return value
         }
+        return try decodeWithJSON(Value.self, from: stored)
+    }
+
+    /// Returns the value that `stored` holds through `JSONDecoder`, for types without a native form.
+    static func decodeWithJSON<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
         do {
             return try makeDecoder().decode(Value.self, from: JSONText.data(from: stored, pretty: false))
         } catch let error as DecodingError {

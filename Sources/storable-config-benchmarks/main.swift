@@ -1,0 +1,249 @@
+// storable-config-benchmarks: StorableConfig against a plain stored property and against the hand-written
+// UserDefaults code it replaces, in one process. Run it in release mode:
+//
+//   swift run -c release storable-config-benchmarks [--json] [--quick]
+//
+// Each figure is the median of 7 runs of many iterations; every read goes through a non-inlined function
+// that takes the loop index, so nothing is hoisted out of a loop or optimised away.
+import Foundation
+import StorableConfig
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let quick = arguments.contains("--quick")
+let scale = quick ? 10 : 1
+let suiteName = "storable-config-benchmarks"
+StorableConfig.errorHandler = { error in FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+
+func freshDefaults(_ name: String) -> UserDefaults {
+    let defaults = UserDefaults(suiteName: name)!
+    defaults.removePersistentDomain(forName: name)
+    return defaults
+}
+
+func temporaryDirectory() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("storable-config-benchmarks-\(getpid())")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+// MARK: First instance, measured in a fresh process each time
+
+func firstInitChild(_ arguments: [String]) -> Never {
+    let count = Int(arguments[1]) ?? 100
+    let defaults = freshDefaults("\(suiteName)-first-\(getpid())")
+    let start = now()
+    if arguments[2] == "handwritten" {
+        var registered: [String: Any] = [:]
+        for index in 0..<count { registered["bench.s\(index)"] = index }
+        defaults.register(defaults: registered)
+        var sum = 0
+        for index in 0..<count { sum &+= defaults.integer(forKey: "bench.s\(index)") }
+        consume(sum)
+    } else {
+        let store = UserDefaultsStore(defaults)
+        switch count {
+        case 10: consume(Config10(store: store))
+        case 1000: consume(Config1000(store: store))
+        default: consume(Config100(store: store))
+        }
+    }
+    print(now() - start)
+    exit(0)
+}
+
+if arguments.first == "first-init" { firstInitChild(arguments) }
+
+func firstInit(_ count: Int, _ kind: String) -> Double {
+    var samples: [Double] = []
+    for _ in 0..<(quick ? 3 : 7) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["first-init", String(count), kind]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try! process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        samples.append(Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan)
+    }
+    samples.sort()
+    return samples[samples.count / 2]
+}
+
+// MARK: The measured operations, each out of line and fed the loop index
+
+@inline(never) func readPlainBool(_ settings: PlainSettings, _ index: Int) -> Bool { settings.isFirstLaunch != (index < 0) }
+@inline(never) func readPlainInt(_ settings: PlainSettings, _ index: Int) -> Int { settings.count &+ index }
+@inline(never) func readPlainString(_ settings: PlainSettings, _ index: Int) -> Int { settings.userName.utf8.count &+ index }
+@inline(never) func readPlainProfile(_ settings: PlainSettings, _ index: Int) -> Int { settings.profile.age &+ index }
+@inline(never) func readOursBool(_ config: BenchConfig, _ index: Int) -> Bool { config.isFirstLaunch != (index < 0) }
+@inline(never) func readOursInt(_ config: BenchConfig, _ index: Int) -> Int { config.count &+ index }
+@inline(never) func readOursString(_ config: BenchConfig, _ index: Int) -> Int { config.userName.utf8.count &+ index }
+@inline(never) func readOursProfile(_ config: BenchConfig, _ index: Int) -> Int { config.profile.age &+ index }
+@inline(never) func readHandBool(_ defaults: UserDefaults, _ index: Int) -> Bool { defaults.isFirstLaunch != (index < 0) }
+@inline(never) func readHandInt(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.count &+ index }
+@inline(never) func readHandString(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.userName.utf8.count &+ index }
+@inline(never) func readHandProfile(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.profile.age &+ index }
+
+@inline(never) func writePlainBool(_ settings: PlainSettings, _ index: Int) { settings.isFirstLaunch = index & 1 == 0 }
+@inline(never) func writePlainInt(_ settings: PlainSettings, _ index: Int) { settings.count = index }
+@inline(never) func writePlainString(_ settings: PlainSettings, _ index: Int) { settings.userName = names[index & 7] }
+@inline(never) func writePlainProfile(_ settings: PlainSettings, _ index: Int) { settings.profile = profiles[index & 7] }
+@inline(never) func writeOursBool(_ config: BenchConfig, _ index: Int) { config.isFirstLaunch = index & 1 == 0 }
+@inline(never) func writeOursInt(_ config: BenchConfig, _ index: Int) { config.count = index }
+@inline(never) func writeOursString(_ config: BenchConfig, _ index: Int) { config.userName = names[index & 7] }
+@inline(never) func writeOursProfile(_ config: BenchConfig, _ index: Int) { config.profile = profiles[index & 7] }
+@inline(never) func writeHandBool(_ defaults: UserDefaults, _ index: Int) { defaults.isFirstLaunch = index & 1 == 0 }
+@inline(never) func writeHandInt(_ defaults: UserDefaults, _ index: Int) { defaults.count = index }
+@inline(never) func writeHandString(_ defaults: UserDefaults, _ index: Int) { defaults.userName = names[index & 7] }
+@inline(never) func writeHandProfile(_ defaults: UserDefaults, _ index: Int) { defaults.profile = profiles[index & 7] }
+
+let names = (0..<8).map { "user name number \($0)" }
+let profiles = (0..<8).map { Profile(name: "profile \($0)", age: $0, tags: ["a", "b"]) }
+
+// MARK: Run
+
+var rows: [Row] = []
+let plain = PlainSettings()
+let handDefaults = freshDefaults(suiteName)
+handDefaults.registerHandwrittenDefaults()
+let memoryConfig = BenchConfig(store: InMemoryStore())
+let readIterations = 2_000_000 / scale
+
+for (name, ours, floor, hand) in [
+    ("read Bool", { readOursBool(memoryConfig, $0) ? 1 : 0 }, { readPlainBool(plain, $0) ? 1 : 0 }, { readHandBool(handDefaults, $0) ? 1 : 0 }),
+    ("read Int", { readOursInt(memoryConfig, $0) }, { readPlainInt(plain, $0) }, { readHandInt(handDefaults, $0) }),
+    ("read String", { readOursString(memoryConfig, $0) }, { readPlainString(plain, $0) }, { readHandString(handDefaults, $0) }),
+    ("read Codable struct", { readOursProfile(memoryConfig, $0) }, { readPlainProfile(plain, $0) }, { readHandProfile(handDefaults, $0) }),
+] as [(String, (Int) -> Int, (Int) -> Int, (Int) -> Int)] {
+    var sink = 0
+    let oursTime = nanosecondsPerOperation(iterations: readIterations) { sink &+= ours($0) }
+    let floorTime = nanosecondsPerOperation(iterations: readIterations) { sink &+= floor($0) }
+    let handTime = nanosecondsPerOperation(iterations: name.contains("struct") ? 20_000 / scale : 200_000 / scale) { sink &+= hand($0) }
+    consume(sink)
+    rows.append(Row(operation: name, ours: oursTime, baselineName: "plain", baseline: floorTime, target: .atMost(10)))
+    rows.append(Row(operation: name, ours: oursTime, baselineName: "handwritten", baseline: handTime, target: .fasterBy(50)))
+}
+
+let writeIterations = 200_000 / scale
+for (name, ours, floor) in [
+    ("write Bool (memory)", { writeOursBool(memoryConfig, $0) }, { writePlainBool(plain, $0) }),
+    ("write Int (memory)", { writeOursInt(memoryConfig, $0) }, { writePlainInt(plain, $0) }),
+    ("write String (memory)", { writeOursString(memoryConfig, $0) }, { writePlainString(plain, $0) }),
+    ("write struct (memory)", { writeOursProfile(memoryConfig, $0) }, { writePlainProfile(plain, $0) }),
+] as [(String, (Int) -> Void, (Int) -> Void)] {
+    rows.append(Row(
+        operation: name, ours: nanosecondsPerOperation(iterations: writeIterations, ours), baselineName: "plain",
+        baseline: nanosecondsPerOperation(iterations: writeIterations * 10, floor), target: .atMost(20)))
+}
+
+let defaultsConfig = BenchConfig(store: UserDefaultsStore(freshDefaults("\(suiteName)-ours")))
+let defaultsIterations = 20_000 / scale
+for (name, ours, hand) in [
+    ("write Bool (UserDefaults)", { writeOursBool(defaultsConfig, $0) }, { writeHandBool(handDefaults, $0) }),
+    ("write Int (UserDefaults)", { writeOursInt(defaultsConfig, $0) }, { writeHandInt(handDefaults, $0) }),
+    ("write String (UserDefaults)", { writeOursString(defaultsConfig, $0) }, { writeHandString(handDefaults, $0) }),
+    ("write struct (UserDefaults)", { writeOursProfile(defaultsConfig, $0) }, { writeHandProfile(handDefaults, $0) }),
+] as [(String, (Int) -> Void, (Int) -> Void)] {
+    rows.append(Row(
+        operation: name, ours: nanosecondsPerOperation(iterations: defaultsIterations, ours),
+        baselineName: "handwritten set", baseline: nanosecondsPerOperation(iterations: defaultsIterations, hand),
+        target: .atMost(1.1)))
+}
+
+// Durable writes: a 100-key JSON file against UserDefaults set + synchronize on a 100-key suite.
+let directory = temporaryDirectory()
+let fileStore = try! JSONFileStore(url: directory.appendingPathComponent("settings.json"))
+try! fileStore.apply(Dictionary(uniqueKeysWithValues: (0..<96).map { ("bench.filler.\($0)", StoredValue.int(Int64($0))) }))
+let fileConfig = BenchConfig(store: fileStore)
+let durableDefaults = freshDefaults("\(suiteName)-durable")
+for index in 0..<96 { durableDefaults.set(index, forKey: "bench.filler.\(index)") }
+durableDefaults.registerHandwrittenDefaults()
+let durableIterations = 300 / scale
+for (name, ours, hand) in [
+    ("durable write Int (JSON file)", { writeOursInt(fileConfig, $0) }, { (index: Int) in writeHandInt(durableDefaults, index); durableDefaults.synchronize() }),
+    ("durable write String (JSON file)", { writeOursString(fileConfig, $0) }, { (index: Int) in writeHandString(durableDefaults, index); durableDefaults.synchronize() }),
+] as [(String, (Int) -> Void, (Int) -> Void)] {
+    rows.append(Row(
+        operation: name, ours: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, ours),
+        baselineName: "set + synchronize", baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, hand),
+        target: .atMost(1.0)))
+}
+
+// Init: a config of N settings over UserDefaults against register(defaults:) + N reads.
+@inline(never) func initOurs(_ count: Int, _ store: UserDefaultsStore) -> AnyObject {
+    switch count {
+    case 10: return Config10(store: store)
+    case 1000: return Config1000(store: store)
+    default: return Config100(store: store)
+    }
+}
+@inline(never) func initHandwritten(_ count: Int, _ defaults: UserDefaults, _ keys: [String]) -> Int {
+    var registered: [String: Any] = [:]
+    for index in 0..<count { registered[keys[index]] = index }
+    defaults.register(defaults: registered)
+    var sum = 0
+    for index in 0..<count { sum &+= defaults.integer(forKey: keys[index]) }
+    return sum
+}
+let initDefaults = freshDefaults("\(suiteName)-init")
+let initStore = UserDefaultsStore(initDefaults)
+let initKeys = (0..<1000).map { "bench.s\($0)" }
+var initRows: [Int: (first: Double, later: Double, hand: Double)] = [:]
+for count in [10, 100, 1000] {
+    let first = firstInit(count, "ours")
+    let firstHand = firstInit(count, "handwritten")
+    let iterations = max(3, (count == 1000 ? 200 : 2000) / scale)
+    let later = nanosecondsPerOperation(iterations: iterations) { _ in consume(initOurs(count, initStore)) }
+    let hand = nanosecondsPerOperation(iterations: iterations) { _ in consume(initHandwritten(count, initDefaults, initKeys)) }
+    initRows[count] = (first, later, hand)
+    rows.append(Row(operation: "init \(count) settings, first instance", ours: first, baselineName: "register + reads, new process", baseline: firstHand, target: count == 100 ? .atMost(1.0) : nil))
+    rows.append(Row(operation: "init \(count) settings, later instance", ours: later, baselineName: "register + reads", baseline: hand, target: count == 100 ? .atMost(0.2) : nil))
+}
+rows.append(Row(operation: "init 1000 vs 100 settings, later instance", ours: initRows[1000]!.later, baselineName: "init 100 settings", baseline: initRows[100]!.later, target: .atMost(11)))
+
+// A batch of 1,000 assignments to a JSON file store, against 1,000 UserDefaults sets and one synchronize.
+let batchStore = try! JSONFileStore(url: directory.appendingPathComponent("batch.json"))
+let batchConfig = Config1000(store: batchStore)
+let batchSettings = batchConfig.allSettings
+let batchDefaults = freshDefaults("\(suiteName)-batch")
+rows.append(Row(
+    operation: "1,000 assignments in one batch (JSON file)",
+    ours: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
+        batchConfig.batch {
+            for (index, setting) in batchSettings.enumerated() { try? setting.assign(parsing: String(round &+ index)) }
+        }
+    },
+    baselineName: "1,000 sets + synchronize",
+    baseline: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
+        for index in 0..<1000 { batchDefaults.set(round &+ index, forKey: initKeys[index]) }
+        batchDefaults.synchronize()
+    }, target: nil, unit: "ns/batch"))
+
+// Memory: bytes per setting of a config of 1,000 Int settings, beyond the 8-byte value.
+let memoryStore = InMemoryStore()
+_ = Config1000(store: memoryStore)
+var kept: [Config1000] = []
+let before = allocatedBytes()
+for _ in 0..<10 { kept.append(Config1000(store: memoryStore)) }
+let perSetting = Double(allocatedBytes() - before) / 10_000 - Double(MemoryLayout<Int>.size)
+consume(kept)
+rows.append(Row(operation: "memory per setting beyond its value", ours: perSetting, baselineName: "budget", baseline: 256, target: .atMost(1.0), unit: "bytes"))
+
+for name in [suiteName, "\(suiteName)-ours", "\(suiteName)-durable", "\(suiteName)-init", "\(suiteName)-batch"] {
+    UserDefaults(suiteName: name)?.removePersistentDomain(forName: name)
+}
+try? FileManager.default.removeItem(at: directory)
+
+let machine = "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+if arguments.contains("--json") {
+    print(jsonText(rows, machine: machine))
+} else {
+    printTable(rows, title: "StorableConfig benchmarks (release build, \(machine)); medians of 7 runs\n")
+}
