@@ -53,6 +53,33 @@ struct UserDefaultsStoreTests {
         #endif
     }
 
+    #if !canImport(Darwin)
+    @Test func savingOnEveryWriteHasTheFileOnDiskBeforeTheAssignmentReturns() throws {
+        let suite = "StorableConfigTests-every-\(UUID().uuidString)"
+        let url = UserDefaultsStore.propertyListURL(domain: suite)
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: url)
+        }
+        let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)))
+        config.userName = "on disk"
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains("on disk"))
+    }
+
+    @Test func coalescedSavingReachesTheDiskSoonWithoutAnExit() async throws {
+        let suite = "StorableConfigTests-soon-\(UUID().uuidString)"
+        let url = UserDefaultsStore.propertyListURL(domain: suite)
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: url)
+        }
+        let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite)))
+        config.userName = "soon on disk"
+        #expect(await eventually { (try? String(contentsOf: url, encoding: .utf8))?.contains("soon on disk") == true })
+    }
+    #endif
+
     @Test func otherCodeReadingTheKeySeesPlainPropertyListValues() throws {
         let fixture = StoreFixture(.userDefaults)
         let store = try #require(fixture.open() as? UserDefaultsStore)

@@ -146,7 +146,7 @@ enum FileSystem {
                     offset += written
                 }
             }
-            guard fsync(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
+            guard flushData(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
         }
         guard rename(temporary, path) == 0 else { throw Failure(path: path, operation: "rename", errno: errno) }
         succeeded = true
@@ -155,6 +155,16 @@ enum FileSystem {
             fsync(directoryDescriptor)
             close(directoryDescriptor)
         }
+    }
+
+    /// Flushes a new file's contents, and the metadata needed to read them back, to the disk: `fdatasync`
+    /// where it exists (it skips timestamps), `fsync` elsewhere.
+    private static func flushData(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc) || canImport(Musl)
+        return fdatasync(descriptor)
+        #else
+        return fsync(descriptor)
+        #endif
     }
 
     /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file that is never replaced
