@@ -66,3 +66,33 @@ final class BenchConfig: StorableConfig, @unchecked Sendable {
     @Setting var userName = ""
     @Setting var profile = Profile(name: "", age: 0, tags: [])
 }
+
+struct BenchIncome: Codable, Identifiable, Sendable {
+    var id: String
+    var name: String
+    var amount: Int
+    var order: Int
+}
+
+/// The household-budget article's storage: a UserDefaults dictionary from id to JSON-encoded record.
+struct HandwrittenIncomes {
+    let defaults: UserDefaults
+    let key = "bench.handwritten.incomes"
+
+    func all() -> [BenchIncome] {
+        let dictionary = defaults.dictionary(forKey: key) as? [String: Data] ?? [:]
+        let decoder = JSONDecoder()
+        return dictionary.values.compactMap { try? decoder.decode(BenchIncome.self, from: $0) }.sorted { $0.order < $1.order }
+    }
+
+    func upsert(_ income: BenchIncome) {
+        var dictionary = defaults.dictionary(forKey: key) as? [String: Data] ?? [:]
+        dictionary[income.id] = try? JSONEncoder().encode(income)
+        defaults.set(dictionary, forKey: key)
+    }
+}
+
+final class BenchBudget: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "bench" }
+    @Records(orderedBy: \.order) var incomes: RecordCollection<BenchIncome>
+}

@@ -226,6 +226,41 @@ rows.append(Row(
         batchDefaults.synchronize()
     }, target: nil, unit: "ns/batch"))
 
+// Records: 10,000 incomes; fetch them all, and upsert one.
+let recordCount = 10_000 / scale
+let budget = BenchBudget(store: InMemoryStore())
+let incomeRecords = (0..<recordCount).map { BenchIncome(id: "income-\($0)", name: "Income \($0)", amount: $0, order: $0) }
+budget.incomes.upsert(contentsOf: incomeRecords)
+let handIncomes = HandwrittenIncomes(defaults: freshDefaults("\(suiteName)-records"))
+for income in incomeRecords { handIncomes.upsert(income) }
+rows.append(Row(
+    operation: "fetch all of \(recordCount) records (memory)",
+    ours: nanosecondsPerOperation(iterations: max(3, 100 / scale), repeats: 5) { _ in consume(budget.incomes.all) },
+    baselineName: "UserDefaults [id: Data]",
+    baseline: nanosecondsPerOperation(iterations: max(3, 20 / scale), repeats: 5) { _ in consume(handIncomes.all()) },
+    target: nil, unit: "ns/op"))
+rows.append(Row(
+    operation: "upsert one into \(recordCount) records (memory)",
+    ours: nanosecondsPerOperation(iterations: max(3, 200 / scale), repeats: 5) { round in
+        budget.incomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+    },
+    baselineName: "UserDefaults [id: Data]",
+    baseline: nanosecondsPerOperation(iterations: max(3, 50 / scale), repeats: 5) { round in
+        handIncomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+    }, target: nil, unit: "ns/op"))
+let fileBudget = BenchBudget(store: try! JSONFileStore(url: directory.appendingPathComponent("records.json")))
+fileBudget.incomes.upsert(contentsOf: incomeRecords)
+rows.append(Row(
+    operation: "upsert one into \(recordCount) records (JSON file)",
+    ours: nanosecondsPerOperation(iterations: max(3, 20 / scale), repeats: 5) { round in
+        fileBudget.incomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+    },
+    baselineName: "UserDefaults [id: Data] + sync",
+    baseline: nanosecondsPerOperation(iterations: max(3, 20 / scale), repeats: 5) { round in
+        handIncomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+        handIncomes.defaults.synchronize()
+    }, target: nil, unit: "ns/op"))
+
 // Memory: bytes per setting of a config of 1,000 Int settings, beyond the 8-byte value.
 let memoryStore = InMemoryStore()
 _ = Config1000(store: memoryStore)
@@ -236,7 +271,7 @@ let perSetting = Double(allocatedBytes() - before) / 10_000 - Double(MemoryLayou
 consume(kept)
 rows.append(Row(operation: "memory per setting beyond its value", ours: perSetting, baselineName: "budget", baseline: 256, target: .atMost(1.0), unit: "bytes"))
 
-for name in [suiteName, "\(suiteName)-ours", "\(suiteName)-durable", "\(suiteName)-init", "\(suiteName)-batch"] {
+for name in [suiteName, "\(suiteName)-ours", "\(suiteName)-durable", "\(suiteName)-init", "\(suiteName)-batch", "\(suiteName)-records"] {
     UserDefaults(suiteName: name)?.removePersistentDomain(forName: name)
 }
 try? FileManager.default.removeItem(at: directory)

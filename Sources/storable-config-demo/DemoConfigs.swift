@@ -27,6 +27,19 @@ final class FacebookConfig: DemoConfig {
     @Setting var userName = ""
 }
 
+/// The household-budget article's records.
+final class BudgetConfig: DemoConfig {
+    @Setting var currency = "JPY"
+    @Records(orderedBy: \.order) var incomes: RecordCollection<Income>
+}
+
+struct Income: Codable, Identifiable, Sendable {
+    var id: String
+    var name: String
+    var amount: Int
+    var order: Int
+}
+
 enum Theme: String, Codable, Sendable, CaseIterable {
     case system, light, dark
 }
@@ -46,6 +59,7 @@ struct NamedConfig {
             NamedConfig(name: "app", config: AppConfig(store: store)),
             NamedConfig(name: "twitter", config: TwitterConfig(store: store)),
             NamedConfig(name: "facebook", config: FacebookConfig(store: store)),
+            NamedConfig(name: "budget", config: BudgetConfig(store: store)),
         ]
     }
 }

@@ -15,7 +15,7 @@ enum DemoHelp {
           reset [<config>[.<setting>]]      back to defaults: everything, one config, or one setting
           help [<command>]                  this text, or one command's with examples
 
-        configs: app, twitter, facebook
+        configs: app, twitter, facebook, budget (records: budget.incomes)
 
         options (before or after the command):
           --store <path.json>   use this JSON file instead of the default
@@ -70,6 +70,8 @@ enum DemoHelp {
                   storable-config-demo set app.theme dark
                   storable-config-demo set app.window '{"width": 1024, "height": 768}'
                   storable-config-demo set app.nickname null
+                  storable-config-demo set budget.incomes '[{"id":"s","name":"Salary","amount":300000,"order":0}]'
+                  storable-config-demo set twitter.userName -- -dash-first-name
                 """
         case "reset":
             return """

@@ -34,6 +34,8 @@ let usage = """
       write-keys <file|suite:NAME> <prefix> <count>
                                            write keys "<prefix>.<i>" = i for i in 1...count
       set <file|suite:NAME> <key> <value>  write one key (JSON if the value is JSON, else a string)
+      upsert-records <file> <prefix> <count>
+                                           upsert records "<prefix>.<i>" into one collection
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -132,6 +134,17 @@ func runCrash(_ arguments: [String]) {
     output("crash: \(kills) kills in \(String(format: "%.1f", seconds)) s; last acknowledged write \(acknowledged)")
     output("crash: files that did not parse: \(torn); kills that lost an acknowledged write: \(lost)")
     if torn > 0 || lost > 0 { exit(1) }
+}
+
+struct Item: Codable, Identifiable, Sendable {
+    var id: String
+    var value: Int
+}
+
+/// A config with a record collection, for the record driver.
+final class RecordsConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "stress" }
+    @Records var items: RecordCollection<Item>
 }
 
 /// A config for the watch driver.
@@ -253,6 +266,13 @@ case "set":
         try store.setValue(value, forKey: arguments[2])
     } catch {
         fail("\(error)", status: 1)
+    }
+case "upsert-records":
+    // upsert-records <file> <prefix> <count>: upsert records "<prefix>.<i>" one write at a time.
+    guard arguments.count == 4, let count = Int(arguments[3]) else { fail(usage) }
+    let config = RecordsConfig(store: store(for: arguments[1]))
+    for index in 1...max(count, 1) {
+        config.items.upsert(Item(id: "\(arguments[2]).\(index)", value: index))
     }
 case "crash":
     runCrash(arguments)

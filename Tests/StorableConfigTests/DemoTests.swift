@@ -83,7 +83,7 @@ struct DemoTests {
         #expect(twitter.hasSuffix("storable-config-demo.TwitterConfig.userName"))
         let facebook = try #require(lines.first { $0.hasPrefix("facebook.userName") })
         #expect(facebook.contains(" no "))
-        #expect(lines.count == 12)
+        #expect(lines.count == 14)
     }
 
     @Test func listJSONMapsShortNamesToValues() throws {
@@ -95,7 +95,7 @@ struct DemoTests {
         #expect(object["app.selectedHobbies"] as? [String] == ["go"])
         #expect(object["app.isFirstLaunch"] as? Bool == true)
         #expect((object["app.window"] as? [String: Any])?["width"] as? Int == 800)
-        #expect(object.count == 11)
+        #expect(object.count == 13)
     }
 
     @Test func resetRestoresDefaultsForOneSettingOneConfigOrEverything() throws {
@@ -149,7 +149,7 @@ struct DemoTests {
     }
 
     @Test(arguments: [
-        (["get", "tumblr.userName"], "unknown config 'tumblr'; configs are app, twitter, facebook"),
+        (["get", "tumblr.userName"], "unknown config 'tumblr'; configs are app, twitter, facebook, budget"),
         (["get", "app.color"], "unknown setting 'app.color'; settings of app are isFirstLaunch, userName"),
         (["set", "app.isFirstLaunch", "yes"], "expected Bool, true or false"),
         (["set", "app.launchCount", "many"], "expected Int, a whole number"),

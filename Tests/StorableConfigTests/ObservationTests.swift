@@ -20,6 +20,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct ObservationTests {
     @Test func aSettingsStreamStartsWithTheCurrentValueThenYieldsEachChange() async {
         let config = AppConfig(store: InMemoryStore())

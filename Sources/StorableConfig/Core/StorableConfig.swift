@@ -206,7 +206,9 @@ open class StorableConfig {
             let declaringClass = String(describing: current.subjectType)
             levels.append(
                 current.children.compactMap { child in
-                    guard let label = child.label, let setting = child.value as? any SettingBox else { return nil }
+                    guard let label = child.label,
+                        let setting = (child.value as? any SettingBox) ?? (child.value as? any WrapsSettingBox)?.settingBox
+                    else { return nil }
                     // A wrapper's storage is reflected as `_name`.
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                     return ReflectedSetting(name: name, declaringClass: declaringClass, setting: setting)

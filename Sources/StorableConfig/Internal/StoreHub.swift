@@ -319,6 +319,51 @@ final class StoreHub: @unchecked Sendable {
         return version
     }
 
+    /// Replaces the value of `key` by `transform` of its value in `store`, as one write, then tells every other
+    /// config bound to the storage, as ``write(_:to:from:)`` does.
+    ///
+    /// - Returns: The version of the write and the new value.
+    /// - Throws: What `transform` throws; nothing is then changed.
+    func update(
+        key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
+        from origin: ObjectIdentifier
+    ) throws -> (version: UInt64, value: StoredValue?) {
+        var failure: (any Error)?
+        var targets: [StorableConfig] = []
+        var everyone: [StorableConfig] = []
+        var external: Set<String> = []
+        var updated: StoredValue?
+        let version = try ProblemReports.deferring {
+            lock.lock()
+            defer { lock.unlock() }
+            do {
+                updated = try store.update(key, transform)
+            } catch let error as StorableConfigError {
+                // The store kept the change in memory (or nothing, if it failed before): read what it holds.
+                failure = error
+                updated = try? store.value(forKey: key)
+            }
+            external = store.externallyChangedKeys()
+            self.version &+= 1
+            for index in receivers.indices {
+                guard let config = receivers[index].config else { continue }
+                if receivers[index].context != origin { targets.append(config) }
+                if !external.isEmpty { everyone.append(config) }
+            }
+            return self.version
+        }
+        if let failure {
+            StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
+        }
+        for target in targets {
+            target.receive(key: key, stored: updated, typedValue: nil, version: version)
+        }
+        for config in everyone {
+            config.loadSettings(version: version, onlyKeys: external)
+        }
+        return (version, updated)
+    }
+
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
         var targets: [StorableConfig] = []

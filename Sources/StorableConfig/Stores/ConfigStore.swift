@@ -52,6 +52,16 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// - Throws: If the storage cannot be written.
     func apply(_ changes: [String: StoredValue?]) throws
 
+    /// Replaces the value of `key` by `transform` of its current value, as one read-modify-write: a `nil`
+    /// result removes the key. Record collections use it to change one record of a stored dictionary.
+    ///
+    /// The default implementation reads with ``value(forKey:)`` and writes with ``setValue(_:forKey:)`` or
+    /// ``removeValue(forKey:)``; the framework serialises it against every other write in this process. A
+    /// store shared by several processes should make it atomic across them, as ``JSONFileStore`` does.
+    /// - Returns: The new value.
+    /// - Throws: What `transform` throws (nothing is then changed), or if the storage cannot be written.
+    func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue?
+
     /// Re-reads the underlying storage so that changes made by other processes become visible.
     ///
     /// The default implementation does nothing, which suits stores that always read through.
@@ -92,6 +102,17 @@ extension ConfigStore {
                 try removeValue(forKey: key)
             }
         }
+    }
+
+    /// Reads, transforms and writes the value.
+    public func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
+        let updated = try transform(try value(forKey: key))
+        if let updated {
+            try setValue(updated, forKey: key)
+        } else {
+            try removeValue(forKey: key)
+        }
+        return updated
     }
 
     /// Does nothing.

@@ -93,6 +93,15 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
         try file.apply([key: StoredValue?.none])
     }
 
+    /// Replaces the value of `key` by `transform` of its value in the file as it is now, as one write under
+    /// the file's lock, so that another process's change to the same key in the meantime is not lost.
+    /// - Returns: The new value.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the change
+    ///   is then kept in memory), or what `transform` throws (nothing is changed).
+    public func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
+        try file.update(key, transform)
+    }
+
     /// Applies all `changes` in one write: one lock, one rename.
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
     public func apply(_ changes: [String: StoredValue?]) throws {
@@ -251,40 +260,68 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func apply(_ changes: [String: StoredValue?]) throws {
-        try ProblemReports.deferring { try applyHoldingReports(changes) }
+        try ProblemReports.deferring { try write(changes: { changes }) }
     }
 
-    private func applyHoldingReports(_ changes: [String: StoredValue?]) throws {
-        try lock.withLock {
-            for (key, value) in changes {
-                values[key] = value
-                unwritten[key] = .some(value)
-                rawMembers[key] = nil
+    /// Replaces the value of `key` by `transform` of the value in the file as it is now, under the file's
+    /// lock, so that another process's change to the same key is not overwritten.
+    func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
+        try ProblemReports.deferring {
+            var updated: StoredValue?
+            try write { [self] in
+                updated = try transform(values[key])
+                return [key: updated]
             }
-            try failing(on: path) {
-                let directory = (path as NSString).deletingLastPathComponent
-                if case .missing = try FileSystem.kind(ofPath: directory) {
-                    try FileSystem.createDirectory(atPath: directory)
+            return updated
+        }
+    }
+
+    /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
+    /// its lock, or, if the file cannot be reached, those in memory (the changes are then kept in memory and
+    /// written with the next write that succeeds).
+    private func write(changes: () throws -> [String: StoredValue?]) throws {
+        try lock.withLock {
+            var applied = false
+            func applyChanges() throws {
+                let changes = try changes()
+                for (key, value) in changes {
+                    values[key] = value
+                    unwritten[key] = .some(value)
+                    rawMembers[key] = nil
                 }
-                try FileSystem.withExclusiveLock(onPath: lockPath) {
-                    // Merge into the file as it is now, so that other processes' writes survive.
-                    try readFromDisk()
-                    var permissions: mode_t = 0o600
-                    if case .file(_, let existing) = try FileSystem.kind(ofPath: path) {
-                        // The mode bits say what the user meant, also for root, whom access(2) lets write.
-                        guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
-                            throw FileSystem.Failure(
-                                path: path, reason: "the file is read-only; make it writable to change settings")
-                        }
-                        permissions = existing
+                applied = true
+            }
+            do {
+                try failing(on: path) {
+                    let directory = (path as NSString).deletingLastPathComponent
+                    if case .missing = try FileSystem.kind(ofPath: directory) {
+                        try FileSystem.createDirectory(atPath: directory)
                     }
-                    var text = Data(
-                        JSONText.string(from: .dictionary(values), pretty: true, rawMembers: rawMembers).utf8)
-                    text.append(0x0A)
-                    try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
-                    unwritten = [:]
-                    if case .file(let newStamp, _) = try FileSystem.kind(ofPath: path) { stamp = newStamp }
+                    try FileSystem.withExclusiveLock(onPath: lockPath) {
+                        // Merge into the file as it is now, so that other processes' writes survive.
+                        try readFromDisk()
+                        try applyChanges()
+                        var permissions: mode_t = 0o600
+                        if case .file(_, let existing) = try FileSystem.kind(ofPath: path) {
+                            // The mode bits say what the user meant, also for root, whom access(2) lets write.
+                            guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
+                                throw FileSystem.Failure(
+                                    path: path, reason: "the file is read-only; make it writable to change settings")
+                            }
+                            permissions = existing
+                        }
+                        var text = Data(
+                            JSONText.string(from: .dictionary(values), pretty: true, rawMembers: rawMembers).utf8)
+                        text.append(0x0A)
+                        try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
+                        unwritten = [:]
+                        if case .file(let newStamp, _) = try FileSystem.kind(ofPath: path) { stamp = newStamp }
+                    }
                 }
+            } catch let error as StorableConfigError {
+                // The file could not be written: keep the change in memory, computed from what is known.
+                if !applied { try applyChanges() }
+                throw error
             }
         }
     }

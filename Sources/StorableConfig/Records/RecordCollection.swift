@@ -1,0 +1,347 @@
+import Foundation
+
+/// Records stored under one key, by id: upsert, delete, fetch, in a stable order; each change is one write.
+///
+/// Declare one with ``Records``. Every operation changes only the records it names: it encodes those records,
+/// not the others, and writes them with one read-modify-write of the collection's key, which a
+/// ``JSONFileStore`` performs under its file lock, so that two processes changing different records of one
+/// collection keep both changes.
+///
+/// ```swift
+/// let incomes = budget.incomes
+/// let id = incomes.newID()
+/// incomes.upsert(Income(id: id, name: "Salary", amount: 300_000, order: 0))
+/// incomes[id]?.amount          // 300_000
+/// incomes.move(id: id, to: 2)  // `order` stays 0, 1, 2, … with no gaps
+/// incomes.delete(id: id)
+/// ```
+///
+/// A stored record that no longer decodes (the type changed) is skipped, reported through
+/// ``StorableConfig/errorHandler``, and kept in the store untouched: later writes never drop it.
+public final class RecordCollection<Record: Codable & Identifiable & Sendable>: @unchecked Sendable
+where Record.ID: LosslessStringConvertible & Sendable {
+    // Guarded by `lock`.
+    private let lock = Lock()
+    /// The stored dictionary, id → stored record, including records that do not decode.
+    private var entries: [String: StoredValue] = [:]
+    private var records: [String: Record] = [:]
+    private var sorted: [Record]?
+    private var version: UInt64 = 0
+    private var binding: SettingBinding?
+    private let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
+
+    init(orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?) {
+        self.orderKeyPath = orderKeyPath
+    }
+
+    // MARK: Reading
+
+    /// Every record that decodes, ordered by the collection's order field (if it has one), then by id.
+    public var all: [Record] {
+        recordAccess()
+        return lock.withLock { sortedRecords() }
+    }
+
+    /// How many records decode.
+    public var count: Int {
+        recordAccess()
+        return lock.withLock { records.count }
+    }
+
+    /// The record with `id`, or `nil`.
+    public subscript(id: Record.ID) -> Record? {
+        record(id: id)
+    }
+
+    /// The record with `id`, or `nil`.
+    public func record(id: Record.ID) -> Record? {
+        recordAccess()
+        return lock.withLock { records[id.description] }
+    }
+
+    /// The key under which the collection is stored.
+    public var key: String {
+        lock.withLock { binding?.key ?? "" }
+    }
+
+    /// A new, unique id: a UUID, so that no coordination is needed between instances or processes, and an id
+    /// is never issued twice, deleted or not.
+    public func newID() -> String {
+        UUID().uuidString
+    }
+
+    // MARK: Writing
+
+    /// Adds `record`, or replaces the record with its id. One write.
+    public func upsert(_ record: Record) {
+        upsert(contentsOf: CollectionOfOne(record))
+    }
+
+    /// Adds or replaces each of `records`. One write.
+    public func upsert(contentsOf records: some Sequence<Record>) {
+        var patch: [String: StoredValue?] = [:]
+        for record in records {
+            guard let stored = encode(record) else { return }
+            patch[record.id.description] = .some(stored)
+        }
+        write(patch)
+    }
+
+    /// Removes the record with `id`; in an ordered collection, renumbers the records after it. One write.
+    public func delete(id: Record.ID) {
+        let key = id.description
+        var patch: [String: StoredValue?] = [key: StoredValue?.none]
+        if orderKeyPath != nil {
+            let remaining = lock.withLock { sortedRecords() }.filter { $0.id.description != key }
+            guard let renumbered = renumber(remaining) else { return }
+            patch.merge(renumbered) { $1 }
+        }
+        write(patch)
+    }
+
+    /// Removes every record that decodes (records that do not are kept). One write.
+    public func removeAll() {
+        let keys = lock.withLock { Array(records.keys) }
+        write(Dictionary(uniqueKeysWithValues: keys.map { ($0, StoredValue?.none) }))
+    }
+
+    /// Inserts `record` at `index` of ``all`` in an ordered collection, renumbering the records after it; in
+    /// an unordered one, upserts it. One write.
+    public func insert(_ record: Record, at index: Int) {
+        guard orderKeyPath != nil else { return upsert(record) }
+        var sequence = lock.withLock { sortedRecords() }.filter { $0.id.description != record.id.description }
+        sequence.insert(record, at: max(0, min(index, sequence.count)))
+        guard let patch = renumber(sequence, alwaysInclude: record.id.description) else { return }
+        write(patch)
+    }
+
+    /// Moves the record with `id` to `index` of ``all`` in an ordered collection, renumbering the records in
+    /// between. One write; nothing happens if there is no such record or the collection is unordered.
+    public func move(id: Record.ID, to index: Int) {
+        guard orderKeyPath != nil else { return }
+        var sequence = lock.withLock { sortedRecords() }
+        guard let from = sequence.firstIndex(where: { $0.id.description == id.description }) else { return }
+        let record = sequence.remove(at: from)
+        sequence.insert(record, at: max(0, min(index, sequence.count)))
+        guard let patch = renumber(sequence) else { return }
+        write(patch)
+    }
+
+    /// Removes the stored collection, records that do not decode included.
+    public func reset() {
+        guard let binding = lock.withLock({ binding }) else { return }
+        let old = binding.context.hasChangeObservers ? all : []
+        let version = binding.context.write([SettingChange(key: binding.key, stored: nil, typedValue: nil)])
+        take(entries: [:], version: version, changedKeys: nil)
+        announce(old: old, binding: binding)
+    }
+
+    // MARK: Internals
+
+    /// Sorted records; called with the lock held.
+    private func sortedRecords() -> [Record] {
+        if let sorted { return sorted }
+        let result: [Record]
+        if let orderKeyPath {
+            result = records.values.sorted {
+                ($0[keyPath: orderKeyPath], $0.id.description) < ($1[keyPath: orderKeyPath], $1.id.description)
+            }
+        } else {
+            result = records.values.sorted { $0.id.description < $1.id.description }
+        }
+        sorted = result
+        return result
+    }
+
+    /// Numbers `sequence` 0, 1, 2, … in the order field, returning the records whose number changed.
+    private func renumber(_ sequence: [Record], alwaysInclude: String? = nil) -> [String: StoredValue?]? {
+        guard let orderKeyPath else { return [:] }
+        var patch: [String: StoredValue?] = [:]
+        for (position, var record) in sequence.enumerated()
+        where record[keyPath: orderKeyPath] != position || record.id.description == alwaysInclude {
+            record[keyPath: orderKeyPath] = position
+            guard let stored = encode(record) else { return nil }
+            patch[record.id.description] = .some(stored)
+        }
+        return patch
+    }
+
+    private func encode(_ record: Record) -> StoredValue? {
+        do {
+            return try ValueTraits<Record>.shared.encode(record)
+        } catch {
+            StorableConfig.report(.encodingFailed(key: key, reason: "record \(record.id): \(error)"))
+            return nil
+        }
+    }
+
+    /// Applies `patch` (id → stored record, `nil` to remove) to the stored dictionary as one read-modify-write.
+    private func write(_ patch: [String: StoredValue?]) {
+        guard !patch.isEmpty else { return }
+        guard let binding = lock.withLock({ binding }) else {
+            // A collection outside a config: memory only.
+            let merged = lock.withLock { entries.merging(patch.compactMapValues { $0 }) { $1 } }
+                .filter { patch[$0.key] != .some(nil) }
+            take(entries: merged, version: nil, changedKeys: Set(patch.keys))
+            return
+        }
+        // The old records are only needed if a config-wide observer will be told of the change.
+        let old = binding.context.hasChangeObservers ? lock.withLock { sortedRecords() } : []
+        let key = binding.key
+        var storedCount = 0
+        do {
+            let (version, updated) = try binding.context.hub.update(
+                key: key,
+                { current in
+                    var entries: [String: StoredValue] = [:]
+                    switch current {
+                    case nil: break
+                    case .dictionary(let members)?: entries = members
+                    case let other?:
+                        throw StorableConfigError.typeMismatch(
+                            key: key, expectedType: "a dictionary of records", found: other,
+                            reason: "it is \(other.kindDescription)")
+                    }
+                    storedCount = entries.count
+                    for (id, record) in patch { entries[id] = record }
+                    return entries.isEmpty ? nil : .dictionary(entries)
+                }, in: binding.context.store, from: ObjectIdentifier(binding.context))
+            var updatedEntries: [String: StoredValue] = [:]
+            if case .dictionary(let members)? = updated { updatedEntries = members }
+            // Others' changes made since the last load show as a different count; then compare every record.
+            let knownCount = lock.withLock { entries.count }
+            take(entries: updatedEntries, version: version, changedKeys: storedCount == knownCount ? Set(patch.keys) : nil)
+        } catch let error as StorableConfigError {
+            StorableConfig.report(error)
+            return
+        } catch {
+            StorableConfig.report(.writeFailed(key: key, reason: "\(error)"))
+            return
+        }
+        announce(old: old, binding: binding)
+    }
+
+    /// Takes a new stored dictionary, decoding only the records in `changedKeys` (all that differ when nil).
+    /// - Returns: Whether any record changed.
+    @discardableResult
+    private func take(entries newEntries: [String: StoredValue], version newVersion: UInt64?, changedKeys: Set<String>?)
+        -> Bool
+    {
+        lock.lock()
+        if let newVersion {
+            guard newVersion >= version else {
+                lock.unlock()
+                return false
+            }
+            version = newVersion
+        }
+        let keysToDecode: [String]
+        if let changedKeys {
+            keysToDecode = Array(changedKeys)
+        } else {
+            keysToDecode = Array(Set(newEntries.keys).union(entries.keys).filter { newEntries[$0] != entries[$0] })
+        }
+        entries = newEntries
+        var undecodable: [(String, StoredValue, String)] = []
+        for id in keysToDecode {
+            guard let stored = newEntries[id] else {
+                records[id] = nil
+                continue
+            }
+            do {
+                records[id] = try ValueTraits<Record>.shared.decode(stored)
+            } catch {
+                records[id] = nil
+                undecodable.append((id, stored, "\(error)"))
+            }
+        }
+        sorted = nil
+        let key = binding?.key ?? ""
+        lock.unlock()
+        for (id, stored, reason) in undecodable {
+            StorableConfig.report(
+                .typeMismatch(
+                    key: "\(key)[\(id)]", expectedType: ValueTraits<Record>.shared.typeName, found: stored,
+                    reason: reason + "; the record is skipped and kept in the store"))
+        }
+        return !keysToDecode.isEmpty
+    }
+
+    /// Tells observers that the collection changed.
+    private func announce(old: [Record], binding: SettingBinding) {
+        binding.observationDidChange()
+        if binding.context.hasChangeObservers {
+            binding.context.tellChangeObservers(
+                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: all))
+        }
+    }
+
+    private func recordAccess() {
+        if let binding = lock.withLock({ binding }) { binding.recordAccess() }
+    }
+}
+
+extension RecordCollection: SettingBox {
+    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
+        let binding = SettingBinding(context: context, schema: schema, index: index)
+        lock.withLock { self.binding = binding }
+    }
+
+    func endObservation() {}
+
+    func declarationProblem() -> String? { nil }
+
+    func showPendingReset() {}
+
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
+        let observed = lock.withLock { binding?.context.hasChangeObservers ?? false }
+        let old = observed ? lock.withLock { sortedRecords() } : []
+        let changed: Bool
+        switch stored {
+        case nil:
+            changed = take(entries: [:], version: version, changedKeys: nil)
+        case .dictionary(let members)?:
+            changed = take(entries: members, version: version, changedKeys: nil)
+        case let other?:
+            StorableConfig.report(
+                .typeMismatch(
+                    key: key, expectedType: "a dictionary of records", found: other,
+                    reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
+            changed = take(entries: [:], version: version, changedKeys: nil)
+        }
+        if changed, let binding = lock.withLock({ binding }) { announce(old: old, binding: binding) }
+    }
+}
+
+extension RecordCollection: AnySetting {
+    public var name: String { lock.withLock { binding?.name ?? "" } }
+    public var isSet: Bool { lock.withLock { !entries.isEmpty } }
+    public var valueTypeName: String { "RecordCollection<\(StoredValueCoding.typeName(Record.self))>" }
+    public var expectedFormat: String { "a JSON array of \(StoredValueCoding.typeName(Record.self)) records" }
+
+    /// The records, in order, as a compact JSON array.
+    public var valueText: String {
+        let stored = all.compactMap { try? ValueTraits<Record>.shared.encode($0) }
+        return StoredValue.array(stored).jsonText()
+    }
+
+    public var defaultValueText: String { "[]" }
+
+    /// The stored dictionary, id → record.
+    public var storedValue: StoredValue { .dictionary(lock.withLock { entries }) }
+
+    /// Replaces every record that decodes by the records of a JSON array.
+    public func assign(parsing text: String) throws {
+        guard case .array(let items)? = try? StoredValue(jsonText: text),
+            let records = try? items.map({ try ValueTraits<Record>.shared.decode($0) })
+        else {
+            throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
+        }
+        var patch = Dictionary(uniqueKeysWithValues: lock.withLock { Array(self.records.keys) }.map { ($0, StoredValue?.none) })
+        for record in records {
+            guard let stored = encode(record) else { return }
+            patch[record.id.description] = .some(stored)
+        }
+        write(patch)
+    }
+}

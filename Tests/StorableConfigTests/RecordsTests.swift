@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+struct Income: Codable, Identifiable, Sendable, Equatable {
+    var id: String
+    var name: String
+    var amount: Int
+    var order: Int
+}
+
+struct Expense: Codable, Identifiable, Sendable, Equatable {
+    var id: Int
+    var label: String
+}
+
+final class BudgetConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "budget" }
+    @Setting var currency = "JPY"
+    @Records(orderedBy: \.order) var incomes: RecordCollection<Income>
+    @Records var expenses: RecordCollection<Expense>
+}
+
+struct RecordsTests {
+    func income(_ name: String, _ amount: Int, order: Int = 0, id: String? = nil) -> Income {
+        Income(id: id ?? UUID().uuidString, name: name, amount: amount, order: order)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func upsertFetchDeleteAndCountPersist(kind: StoreKind) throws {
+        let fixture = StoreFixture(kind)
+        let salary = income("Salary", 300_000, order: 0, id: "salary")
+        let bonus = income("Bonus", 50_000, order: 1, id: "bonus")
+        do {
+            let budget = BudgetConfig(store: fixture.open())
+            #expect(budget.incomes.count == 0)
+            budget.incomes.upsert(salary)
+            budget.incomes.upsert(bonus)
+            var raised = salary
+            raised.amount = 320_000
+            budget.incomes.upsert(raised)
+            budget.expenses.upsert(contentsOf: [Expense(id: 2, label: "rent"), Expense(id: 1, label: "food")])
+            #expect(budget.incomes.count == 2)
+            #expect(budget.incomes["salary"]?.amount == 320_000)
+            #expect(budget.expenses.all.map(\.id) == [1, 2])
+        }
+        let budget = BudgetConfig(store: fixture.open())
+        #expect(budget.incomes.all.map(\.name) == ["Salary", "Bonus"])
+        #expect(budget.incomes.record(id: "salary")?.amount == 320_000)
+        #expect(budget.expenses[2]?.label == "rent")
+        budget.incomes.delete(id: "salary")
+        #expect(budget.incomes.count == 1)
+        #expect(budget.incomes.all.first?.order == 0)
+        budget.expenses.removeAll()
+        #expect(BudgetConfig(store: fixture.open()).expenses.count == 0)
+        #expect(BudgetConfig(store: fixture.open()).incomes.all.map(\.id) == ["bonus"])
+    }
+
+    @Test func orderedOperationsKeepTheOrderFieldDense() {
+        let store = RecordingStore()
+        let budget = BudgetConfig(store: store)
+        for (index, name) in ["a", "b", "c", "d"].enumerated() {
+            budget.incomes.insert(income(name, index, id: name), at: index)
+        }
+        #expect(budget.incomes.all.map(\.id) == ["a", "b", "c", "d"])
+        let writesBefore = store.writes.withLock { $0.count }
+        budget.incomes.move(id: "d", to: 0)
+        #expect(store.writes.withLock { $0.count } == writesBefore + 1)
+        #expect(budget.incomes.all.map(\.id) == ["d", "a", "b", "c"])
+        #expect(budget.incomes.all.map(\.order) == [0, 1, 2, 3])
+        budget.incomes.insert(income("x", 9, id: "x"), at: 2)
+        #expect(budget.incomes.all.map(\.id) == ["d", "a", "x", "b", "c"])
+        budget.incomes.delete(id: "a")
+        #expect(budget.incomes.all.map(\.id) == ["d", "x", "b", "c"])
+        #expect(budget.incomes.all.map(\.order) == [0, 1, 2, 3])
+        #expect(store.writes.withLock { $0.count } == writesBefore + 3)
+    }
+
+    @Test func anUpsertEncodesOnlyTheRecordsItChanges() {
+        let store = RecordingStore()
+        let budget = BudgetConfig(store: store)
+        budget.incomes.upsert(contentsOf: (0..<100).map { income("n\($0)", $0, order: $0, id: "id\($0)") })
+        let before = store.value(forKey: budget.incomes.key)
+        budget.incomes.upsert(income("changed", 1, order: 50, id: "id50"))
+        guard case .dictionary(let old)? = before, case .dictionary(let new)? = store.value(forKey: budget.incomes.key)
+        else {
+            Issue.record("not stored as a dictionary")
+            return
+        }
+        #expect(new.count == 100)
+        #expect(new.filter { old[$0.key] != $0.value }.map(\.key) == ["id50"])
+    }
+
+    @Test func newIDsAreUniqueAndNeverReused() {
+        let budget = BudgetConfig(store: InMemoryStore())
+        var seen: Set<String> = []
+        for _ in 0..<1000 {
+            let id = budget.incomes.newID()
+            #expect(!seen.contains(id))
+            seen.insert(id)
+            budget.incomes.upsert(income("x", 1, id: id))
+            budget.incomes.delete(id: id)
+        }
+    }
+
+    @Test func aRecordThatNoLongerDecodesIsKeptSkippedAndReported() throws {
+        ReportedErrors.install()
+        let store = InMemoryStore([
+            "budget.BudgetConfig.incomes": .dictionary([
+                "old": .dictionary(["id": .string("old"), "title": .string("schema of last year")]),
+                "ok": .dictionary([
+                    "id": .string("ok"), "name": .string("Salary"), "amount": .int(1), "order": .int(0),
+                ]),
+            ])
+        ])
+        let budget = BudgetConfig(store: store)
+        #expect(budget.incomes.all.map(\.id) == ["ok"])
+        #expect(!ReportedErrors.mentioning("budget.BudgetConfig.incomes[old]").isEmpty)
+        budget.incomes.upsert(income("New", 2, order: 1, id: "new"))
+        budget.incomes.removeAll()
+        guard case .dictionary(let entries)? = store.value(forKey: "budget.BudgetConfig.incomes") else {
+            Issue.record("the undecodable record was dropped")
+            return
+        }
+        #expect(Array(entries.keys) == ["old"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anotherInstanceSeesChangesAndTheConfigStreamReportsThem() async {
+        let store = InMemoryStore()
+        let writer = BudgetConfig(store: store)
+        let reader = BudgetConfig(store: store)
+        var changes = reader.changes.makeAsyncIterator()
+        writer.incomes.upsert(income("Salary", 1, id: "s"))
+        #expect(reader.incomes["s"]?.name == "Salary")
+        let change = await changes.next()
+        #expect(change?.name == "incomes")
+        #expect((change?.newValue as? [Income])?.map(\.id) == ["s"])
+    }
+
+    @Test func theFileShowsRecordsAsReadableJSON() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let budget = BudgetConfig(store: try JSONFileStore(url: url))
+        budget.incomes.upsert(income("Salary", 300_000, id: "salary"))
+        let object = try jsonObject(at: url)
+        let incomes = try #require(object["budget.BudgetConfig.incomes"] as? [String: Any])
+        #expect((incomes["salary"] as? [String: Any])?["name"] as? String == "Salary")
+    }
+
+    @Test func twoProcessesUpsertingDifferentRecordsOfOneCollectionLoseNone() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let driver = try builtProduct("storable-config-stress")
+        let children = try (0..<2).map { index in
+            let process = Process()
+            process.executableURL = driver
+            process.arguments = ["upsert-records", url.path, "p\(index)", "60"]
+            try process.run()
+            return process
+        }
+        for child in children {
+            child.waitUntilExit()
+            #expect(child.terminationStatus == 0)
+        }
+        let object = try jsonObject(at: url)
+        let records = try #require(object["stress.RecordsConfig.items"] as? [String: Any])
+        #expect(records.count == 120)
+    }
+}
