@@ -30,7 +30,10 @@ struct DemoCommand: Equatable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if optionsEnded || !isOption(argument) {
+            // After `set <config>.<setting>`, the next argument is the value, even if it starts with a dash.
+            let isSetValue = positionals.count == 2 && positionals.first == "set"
+                && !["--store", "--json", "--help", "-h", "--"].contains(argument) && !argument.hasPrefix("--store=")
+            if optionsEnded || isSetValue || !isOption(argument) {
                 positionals.append(argument)
                 continue
             }
@@ -58,7 +61,12 @@ struct DemoCommand: Equatable {
             throw UsageError(message: "--store needs a path: --store <path.json>")
         }
         let command = positionals.first
-        if wantsHelp { return DemoCommand(action: .help(command.flatMap { commands.contains($0) ? $0 : nil }), storePath: storePath) }
+        if wantsHelp {
+            if let command, !commands.contains(command) {
+                throw UsageError(message: "unknown command '\(command)'; commands are \(commands.joined(separator: ", "))")
+            }
+            return DemoCommand(action: .help(command), storePath: storePath)
+        }
         let operands = Array(positionals.dropFirst())
         if json && command != "list" {
             throw UsageError(message: "--json applies only to list: storable-config-demo list --json")

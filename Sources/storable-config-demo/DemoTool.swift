@@ -11,12 +11,16 @@ struct DemoTool {
 
     let store: any ConfigStore
     let configs: [NamedConfig]
+    /// Whether a write failed since the tool started; a failed command prints no confirmation.
+    var writeFailed: () -> Bool = { false }
 
     /// Opens the store at `path`, or the default location when `path` is nil.
     static func openStore(path: String?) throws(Failure) -> JSONFileStore {
         let url = path.map { URL(fileURLWithPath: $0) } ?? JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
         do {
-            return try JSONFileStore(url: url)
+            // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
+            // cannot read.
+            return try JSONFileStore(url: url, refusingCorruptFile: true)
         } catch {
             throw Failure(message: "cannot open the settings: \(error)")
         }
@@ -41,18 +45,18 @@ struct DemoTool {
                     message: "invalid value '\(text)' for \(shortName): expected \(setting.valueTypeName), "
                         + "\(setting.expectedFormat)", usage: true)
             }
-            print("\(shortName) = \(setting.valueText)")
+            if !writeFailed() { print("\(shortName) = \(setting.valueText)") }
         case .reset(nil):
             for named in configs { named.config.reset() }
-            print("reset every setting to its default")
+            if !writeFailed() { print("reset every setting to its default") }
         case .reset(let name?):
             if let named = configs.first(where: { $0.name == name }) {
                 named.config.reset()
-                print("reset \(name) to its defaults")
+                if !writeFailed() { print("reset \(name) to its defaults") }
             } else {
                 let (shortName, setting) = try setting(named: name)
                 setting.reset()
-                print("reset \(shortName) to its default: \(setting.valueText)")
+                if !writeFailed() { print("reset \(shortName) to its default: \(setting.valueText)") }
             }
         case .help(let topic):
             print(topic.map(DemoHelp.command) ?? DemoHelp.general)

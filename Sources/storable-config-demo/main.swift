@@ -26,7 +26,9 @@ if case .help(let topic) = command.action {
 
 do {
     let store = try DemoTool.openStore(path: command.storePath)
-    try DemoTool(store: store).run(command.action)
+    var tool = DemoTool(store: store)
+    tool.writeFailed = { reported.firstWriteFailure != nil }
+    try tool.run(command.action)
 } catch {
     exitWithMessage(error.message, status: error.usage ? 2 : 1)
 }

@@ -163,6 +163,11 @@ struct DemoTests {
         (["get", "app.userName", "--json"], "--json applies only to list"),
         (["frobnicate"], "unknown command 'frobnicate'; commands are list, get, set, reset, help"),
         (["--store"], "--store needs a path"),
+        (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),
+        (["help", "frobnicate"], "unknown command 'frobnicate'"),
+        (["frobnicate", "--help"], "unknown command 'frobnicate'"),
+        (["set", "app.userName", "a", "b"], "set has too many arguments"),
+        (["set", "app.volume", "1e999"], "expected Double, a number"),
     ])
     func badInputIsAOneLineUsageErrorAndChangesNothing(arguments: [String], message: String) throws {
         let home = DemoHome()
@@ -190,23 +195,35 @@ struct DemoTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: home.settingsFile.path)
         let result = try home.run("set", "app.userName", "after")
         #expect(result.status == 1)
+        #expect(result.output.isEmpty)
         #expect(result.errorOutput.contains(home.settingsFile.path))
         #expect(result.errorOutput.contains("read-only"))
         #expect(try home.settings()["storable-config-demo.AppConfig.userName"] as? String == "before")
     }
 
-    @Test func aCorruptFileIsSetAsideWithAWarningAndTheToolCarriesOn() throws {
+    @Test func aCorruptStoreFileIsAFailureAndIsLeftExactlyAsItIs() throws {
         let home = DemoHome()
         try home.run("set", "app.userName", "before")
-        try Data("{ not json".utf8).write(to: home.settingsFile)
-        let result = try home.run("get", "app.userName")
-        #expect(result.status == 0)
-        #expect(result.output == "\n")
-        #expect(result.errorOutput.contains("warning"))
-        #expect(result.errorOutput.contains("settings.json.corrupt-"))
+        let damaged = Data("{ not json".utf8)
+        try damaged.write(to: home.settingsFile)
+        for arguments in [["get", "app.userName"], ["set", "app.userName", "x"], ["reset"], []] {
+            let result = try home.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.errorOutput.contains(home.settingsFile.path))
+            #expect(result.errorOutput.contains("not valid JSON"))
+        }
+        #expect(try Data(contentsOf: home.settingsFile) == damaged)
         let siblings = try FileManager.default.contentsOfDirectory(
             atPath: home.settingsFile.deletingLastPathComponent().path)
-        #expect(siblings.contains { $0.hasPrefix("settings.json.corrupt-") })
+        #expect(!siblings.contains { $0.contains("corrupt") })
+    }
+
+    @Test func aSetValueMayStartWithADash() throws {
+        let home = DemoHome()
+        #expect(try home.run("set", "twitter.userName", "-bob").status == 0)
+        #expect(try home.run("get", "twitter.userName").output == "-bob\n")
+        #expect(try home.run("set", "twitter.userName", "--", "--carol").status == 0)
+        #expect(try home.run("get", "twitter.userName").output == "--carol\n")
     }
 
     @Test func twoProcessesSettingDifferentSettingsAtOnceLoseNoWrite() throws {

@@ -4,6 +4,12 @@ import Testing
 
 @testable import StorableConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Collects what an observer is told.
 final class Recorder<Element: Sendable>: Sendable {
     private let storage = Locked<[Element]>([])
@@ -196,6 +202,72 @@ struct ObservationTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test func anUnchangedValueOfANonEquatableTypeEmitsNothing() {
+        let config = OpaqueConfig(store: InMemoryStore())
+        let seen = Recorder<Int>()
+        let token = config.$box.observe { seen.append($0.number) }
+        config.box = OpaqueBox(number: 1)
+        config.box = OpaqueBox(number: 1)
+        config.box = OpaqueBox(number: 2)
+        #expect(seen.elements == [1, 2])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func observersOfConcurrentWritersEndOnTheFinalValue() async {
+        for _ in 0..<20 {
+            let config = CounterConfig(store: InMemoryStore())
+            let seen = Recorder<Int>()
+            let token = config.$a.observe { seen.append($0) }
+            await withTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for round in 0..<200 { config.a = writer * 1000 + round + 1 }
+                    }
+                }
+            }
+            #expect(seen.elements.last == config.a)
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func aWatchedFileBeingWrittenInPlaceIsReadWhenCompleteAndNeverSetAside() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        try store.startWatching()
+        let config = AppConfig(store: store)
+        config.userName = "before"
+        // An editor that truncates the file, then writes it in two steps.
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(#"{"com.example.app.AppConfig.userName": "#.utf8))
+        try await Task.sleep(nanoseconds: 50_000_000)
+        try handle.write(contentsOf: Data(#""edited in place"}"#.utf8))
+        try handle.close()
+        #expect(await eventually { config.userName == "edited in place" })
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!siblings.contains { $0.contains("corrupt") })
+        store.stopWatching()
+    }
+
+    @Test func removingAnObserverWhoseClosureOwnsAnotherTokenDoesNotDeadlock() async {
+        await #expect(processExitsWith: .success) {
+            alarm(20)
+            final class Holder: @unchecked Sendable { var token: ObservationToken? }
+            let config = AppConfig(store: InMemoryStore())
+            let outer: ObservationToken
+            do {
+                // The outer observer's closure is the only owner of the holder, whose token observes the same
+                // setting: removing the outer observer releases the holder, which removes the inner one.
+                let holder = Holder()
+                holder.token = config.$userName.observe { _ in }
+                outer = config.$userName.observe { [holder] _ in _ = holder }
+            }
+            outer.cancel()
+            exit(0)
+        }
+    }
+
     @Test(arguments: [false, true])
     func aWatchedFileTellsObserversOfOtherProcessesChangesByItself(polling: Bool) async throws {
         let directory = TemporaryDirectory()
@@ -215,4 +287,14 @@ struct ObservationTests {
         #expect(!store.isWatching)
         withExtendedLifetime(token) {}
     }
+}
+
+/// A value that is not `Equatable`.
+struct OpaqueBox: Codable, Sendable {
+    var number: Int
+}
+
+final class OpaqueConfig: StorableConfig {
+    override class var namespace: String { "opaque" }
+    @Setting var box = OpaqueBox(number: 0)
 }

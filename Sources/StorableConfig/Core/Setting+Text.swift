@@ -26,6 +26,8 @@ extension Setting: AnySetting {
         if let json = try? JSONText.parse(Data(text.utf8)) { candidates.append(json) }
         candidates.append(.string(text))
         for candidate in candidates {
+            // Text for a number must be a finite number: "1e999" is not a volume.
+            if case .double(let number) = candidate, !number.isFinite { continue }
             if let value = try? StoredValueCoding.decode(Value.self, from: candidate) {
                 wrappedValue = value
                 return

@@ -281,10 +281,13 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 
     func removeObserver(_ identifier: UInt64) {
-        locked {
-            _ = observation?.observers.removeValue(forKey: identifier)
-            observerCount = observation?.observers.count ?? 0
+        // Released after the lock: the observer's closure may own the last reference to something whose
+        // deinit removes another observer of this setting.
+        let removed = locked {
+            defer { observerCount = observation?.observers.count ?? 0 }
+            return observation?.observers.removeValue(forKey: identifier)
         }
+        withExtendedLifetime(removed) {}
     }
 }
 

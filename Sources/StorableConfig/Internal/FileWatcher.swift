@@ -41,6 +41,7 @@ final class FileWatcher: Sendable {
          onChange: @escaping @Sendable () -> Void) throws {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw FileSystem.Failure(path: path, operation: "pipe", errno: errno) }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
         self.shared = shared
         let directory = (path as NSString).deletingLastPathComponent
@@ -51,8 +52,12 @@ final class FileWatcher: Sendable {
             Thread.detachNewThread {
                 shared.thread = pthread_self()
                 started.signal()
-                Self.watchWithInotify(inotify, name: name, stop: shared.stopRead, onChange: onChange)
+                let stopped = Self.watchWithInotify(inotify, name: name, stop: shared.stopRead, onChange: onChange)
                 close(inotify)
+                if !stopped {
+                    // The directory went away: go on by comparing the file's stamp.
+                    Self.watchByPolling(path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
+                }
                 shared.finished.signal()
             }
             started.wait()
@@ -107,7 +112,9 @@ final class FileWatcher: Sendable {
     private static func inotifyDescriptor(directory: String) -> Int32? {
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
-        let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_CREATE)
+        // Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE);
+        // it can also be deleted or moved away. Creation alone is not a change: the content comes after.
+        let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
         guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
             close(descriptor)
             return nil
@@ -115,24 +122,34 @@ final class FileWatcher: Sendable {
         return descriptor
     }
 
-    private static func watchWithInotify(_ descriptor: Int32, name: String, stop: Int32, onChange: @Sendable () -> Void) {
+    /// Watches until stopped (returns `true`) or until the directory's watch is gone (returns `false`).
+    private static func watchWithInotify(
+        _ descriptor: Int32, name: String, stop: Int32, onChange: @Sendable () -> Void
+    ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let (stopped, readable) = waitForStop(stop, orReadable: descriptor, milliseconds: -1)
-            if stopped { return }
+            if stopped { return true }
             guard readable else { continue }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
             // struct inotify_event { int wd; uint32_t mask; uint32_t cookie; uint32_t len; char name[len]; }
             var offset = 0
             var touched = false
+            var watchGone = false
             while offset + 16 <= count {
-                let length = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let (mask, length) = buffer.withUnsafeBytes {
+                    ($0.load(fromByteOffset: offset + 4, as: UInt32.self),
+                     Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
                 let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
+                if mask & UInt32(IN_IGNORED) != 0 { watchGone = true }
                 if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
                 offset += 16 + length
             }
             if touched { onChange() }
+            if watchGone { return false }
         }
     }
     #endif

@@ -78,11 +78,13 @@ final class ConfigContext: @unchecked Sendable {
     }
 
     func removeChangeObserver(_ identifier: UInt64) {
-        changeObservers.withLock { observers in
-            if observers.all.removeValue(forKey: identifier) != nil {
-                storable_config_atomic_add(changeObserverCount, -1)
-            }
+        // Released after the lock, for the reason given in `Setting.removeObserver`.
+        let removed = changeObservers.withLock { observers in
+            let removed = observers.all.removeValue(forKey: identifier)
+            if removed != nil { storable_config_atomic_add(changeObserverCount, -1) }
+            return removed
         }
+        withExtendedLifetime(removed) {}
     }
 
     func tellChangeObservers(_ change: ConfigChange) {

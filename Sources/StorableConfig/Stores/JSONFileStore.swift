@@ -37,7 +37,17 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
     ///   read. A file that does not parse is not an error: it is moved aside and reported.
     public init(url: URL) throws {
         self.url = url.standardizedFileURL
-        file = try JSONFile.open(path: self.url.path)
+        file = try JSONFile.open(path: self.url.path, ifCorrupt: .quarantine)
+    }
+
+    /// Opens the settings file at `url`, which need not exist yet, and refuses one that does not parse
+    /// instead of moving it aside: for tools that must leave a damaged file exactly as it is.
+    ///
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the path is a directory, cannot be read,
+    ///   or does not parse.
+    public init(url: URL, refusingCorruptFile: Bool) throws {
+        self.url = url.standardizedFileURL
+        file = try JSONFile.open(path: self.url.path, ifCorrupt: refusingCorruptFile ? .fail : .quarantine)
     }
 
     /// Opens the settings file at the platform's place for `namespace`: see ``defaultURL(namespace:)``.
@@ -199,10 +209,15 @@ final class JSONFile: @unchecked Sendable {
         }?.stop()
     }
 
-    /// Reads the file again after the watcher saw it change, and tells the configs bound to it.
+    /// Reads the file again after the watcher saw it change, and tells the configs bound to it. A file that
+    /// does not parse is left alone: someone may be writing it in place, and the next event reads it again.
     private func changedOnDisk() {
         do {
-            try reload()
+            try ProblemReports.deferring {
+                try lock.withLock {
+                    try failing(on: path) { try readFromDisk(ifCorrupt: .keep) }
+                }
+            }
         } catch {
             StorableConfig.report(.reloadFailed(store: "JSON file \(path)", reason: "\(error)"))
             return
@@ -213,11 +228,11 @@ final class JSONFile: @unchecked Sendable {
 
     private static let openFiles = Locked<[String: WeakFile]>([:])
 
-    static func open(path: String) throws -> JSONFile {
+    static func open(path: String, ifCorrupt action: CorruptFileAction) throws -> JSONFile {
         try ProblemReports.deferring {
             try openFiles.withLock { files in
             if let file = files[path]?.file { return file }
-                let file = try JSONFile(path: path)
+                let file = try JSONFile(path: path, ifCorrupt: action)
                 files = files.filter { $0.value.file != nil }
                 files[path] = WeakFile(file: file)
                 return file
@@ -225,7 +240,7 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
-    private init(path: String) throws {
+    private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
         lockPath = path + ".lock"
         try failing(on: path) {
@@ -235,7 +250,7 @@ final class JSONFile: @unchecked Sendable {
             case .other:
                 throw FileSystem.Failure(path: path, reason: "it is not a regular file")
             case .missing, .file:
-                try readFromDisk()
+                try readFromDisk(ifCorrupt: action)
             }
         }
         externallyChanged = []
@@ -343,7 +358,17 @@ final class JSONFile: @unchecked Sendable {
 
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held.
-    private func readFromDisk() throws {
+    /// What to do with a file that does not parse.
+    enum CorruptFileAction {
+        /// Move it aside, report it, and go on from the values last known.
+        case quarantine
+        /// Leave it and keep the values last known: it may be half written by someone else.
+        case keep
+        /// Throw, leaving it in place.
+        case fail
+    }
+
+    private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws {
         let previous = values
         defer { noteExternalChanges(from: previous) }
         let kind = try FileSystem.kind(ofPath: path)
@@ -366,9 +391,17 @@ final class JSONFile: @unchecked Sendable {
                 stamp = current
             } catch let error as JSONText.SyntaxError {
                 let reason = data.isEmpty ? "the file is empty" : error.description
-                let movedTo = try FileSystem.quarantine(path: path)
-                StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
-                // Keep what this process last knew; the next write puts it back on disk.
+                switch action {
+                case .quarantine:
+                    let movedTo = try FileSystem.quarantine(path: path)
+                    StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
+                case .keep:
+                    break
+                case .fail:
+                    throw FileSystem.Failure(
+                        path: path, reason: "it is not valid JSON (\(reason)); repair or remove it")
+                }
+                // Keep what this process last knew; the next write puts it back on disk, the next read retries.
                 stamp = nil
             }
         default:
