@@ -40,6 +40,17 @@ enum FileSystem {
         }
     }
 
+    /// Where Linux programs keep settings: `$XDG_CONFIG_HOME` if it is an absolute path, else `$HOME/.config`.
+    /// (`NSHomeDirectory()` ignores `$HOME` on Linux; people expect `HOME=/tmp/x` to move their settings.)
+    static func userConfigDirectory() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+            return URL(fileURLWithPath: configHome, isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
+    }
+
     /// Identifies one version of a file: a rename or an edit changes it.
     struct Stamp: Equatable {
         var device: UInt64

@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Holds back problem reports while the current thread is inside the framework's locks.
 ///
 /// ``StorableConfig/errorHandler`` is user code, and a handler that writes a setting (to record the error, say)
@@ -18,27 +10,9 @@ enum ProblemReports {
         var pending: [StorableConfigError] = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key) { state in
-            #if canImport(Darwin)
-            Unmanaged<AnyObject>.fromOpaque(state).release()
-            #else
-            if let state { Unmanaged<AnyObject>.fromOpaque(state).release() }
-            #endif
-        }
-        precondition(result == 0, "pthread_key_create failed with \(result)")
-        return key
-    }()
+    private static let threadState = ThreadLocal { ThreadState() }
 
-    private static var state: ThreadState {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<ThreadState>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let state = ThreadState()
-        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
-        return state
-    }
+    private static var state: ThreadState { threadState.value }
 
     /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
     static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {

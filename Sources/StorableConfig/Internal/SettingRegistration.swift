@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The settings created on this thread since a config last started, so that a config can find its settings
 /// without `Mirror`.
 ///
@@ -20,27 +12,9 @@ enum SettingRegistration {
         var settings: [any SettingBox] = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key) { list in
-            #if canImport(Darwin)
-            Unmanaged<AnyObject>.fromOpaque(list).release()
-            #else
-            if let list { Unmanaged<AnyObject>.fromOpaque(list).release() }
-            #endif
-        }
-        precondition(result == 0, "pthread_key_create failed with \(result)")
-        return key
-    }()
+    private static let threadList = ThreadLocal { ThreadList() }
 
-    private static var list: ThreadList {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<ThreadList>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let list = ThreadList()
-        pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque())
-        return list
-    }
+    private static var list: ThreadList { threadList.value }
 
     /// Notes a setting just created on this thread.
     static func register(_ setting: any SettingBox) {

@@ -293,32 +293,48 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
             }
             external = store.externallyChangedKeys()
-            self.version &+= 1
-            // The usual case, one config on the storage and it is the writer, needs no weak loads.
-            if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return self.version }
-            for index in receivers.indices {
-                guard let config = receivers[index].config else { continue }
-                if receivers[index].context != origin { targets.append(config) }
-                if !external.isEmpty { everyone.append(config) }
-            }
-            return self.version
+            return numberWrite(from: origin, external: external, targets: &targets, everyone: &everyone)
         }
-
         if let failure {
             for change in changes {
                 StorableConfig.report(.writeFailed(key: change.key, reason: "\(failure)"))
             }
         }
+        deliver(changes, version: version, to: targets, external: external, everyone: everyone)
+        return version
+    }
+
+    /// Gives a write that the store just applied its version, and lists the other configs to tell and, if the
+    /// store noticed outside changes, every config. Called with `lock` held.
+    private func numberWrite(
+        from origin: ObjectIdentifier, external: Set<String>, targets: inout [StorableConfig],
+        everyone: inout [StorableConfig]
+    ) -> UInt64 {
+        version &+= 1
+        // The usual case, one config on the storage and it is the writer, needs no weak loads.
+        if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return version }
+        for index in receivers.indices {
+            guard let config = receivers[index].config else { continue }
+            if receivers[index].context != origin { targets.append(config) }
+            if !external.isEmpty { everyone.append(config) }
+        }
+        return version
+    }
+
+    /// Tells `targets` of `changes`, and `everyone` of the outside changes to `external` keys. Called without
+    /// the lock.
+    private func deliver(
+        _ changes: some Collection<SettingChange>, version: UInt64, to targets: [StorableConfig],
+        external: Set<String>, everyone: [StorableConfig]
+    ) {
         for target in targets {
             for change in changes {
                 target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
             }
         }
-        // Changes that other processes made and the store noticed while writing.
         for config in everyone {
             config.loadSettings(version: version, onlyKeys: external)
         }
-        return version
     }
 
     /// Replaces the value of `key` by `transform` of its value in `store`, as one write, then tells every other
@@ -346,23 +362,14 @@ final class StoreHub: @unchecked Sendable {
                 updated = try? store.value(forKey: key)
             }
             external = store.externallyChangedKeys()
-            self.version &+= 1
-            for index in receivers.indices {
-                guard let config = receivers[index].config else { continue }
-                if receivers[index].context != origin { targets.append(config) }
-                if !external.isEmpty { everyone.append(config) }
-            }
-            return self.version
+            return numberWrite(from: origin, external: external, targets: &targets, everyone: &everyone)
         }
         if let failure {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
         }
-        for target in targets {
-            target.receive(key: key, stored: updated, typedValue: nil, version: version)
-        }
-        for config in everyone {
-            config.loadSettings(version: version, onlyKeys: external)
-        }
+        deliver(
+            CollectionOfOne(SettingChange(key: key, stored: updated, typedValue: nil)), version: version, to: targets,
+            external: external, everyone: everyone)
         return (version, updated)
     }
 

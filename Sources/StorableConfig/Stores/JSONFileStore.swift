@@ -63,15 +63,7 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
         #if canImport(Darwin)
         let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         #else
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
-            base = URL(fileURLWithPath: configHome, isDirectory: true)
-        } else {
-            // NSHomeDirectory() ignores $HOME on Linux; people expect HOME=/tmp/x to move their settings.
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
-        }
+        let base = FileSystem.userConfigDirectory()
         #endif
         return base.appendingPathComponent(namespace, isDirectory: true).appendingPathComponent("settings.json")
     }

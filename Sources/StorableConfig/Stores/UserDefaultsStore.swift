@@ -71,15 +71,7 @@ public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomSt
     /// Where corelibs `UserDefaults` keeps a domain: `$XDG_CONFIG_HOME/<domain>.plist`, else
     /// `$HOME/.config/<domain>.plist`.
     static func propertyListURL(domain: String) -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
-            base = URL(fileURLWithPath: configHome, isDirectory: true)
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
-        }
-        return base.appendingPathComponent("\(domain).plist")
+        FileSystem.userConfigDirectory().appendingPathComponent("\(domain).plist")
     }
 
     /// The corrupt files already copied, with the bytes copied, so that opening many stores makes one copy.
