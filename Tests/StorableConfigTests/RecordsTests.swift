@@ -77,7 +77,93 @@ struct RecordsTests {
         #expect(store.writes.withLock { $0.count } == writesBefore + 3)
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func orderedOperationsWorkOnEveryStoreAndAfterARelaunch(kind: StoreKind) {
+        let fixture = StoreFixture(kind)
+        do {
+            let budget = BudgetConfig(store: fixture.open())
+            for (index, name) in ["a", "b", "c"].enumerated() { budget.incomes.insert(income(name, 0, id: name), at: index) }
+        }
+        let budget = BudgetConfig(store: fixture.open())
+        budget.incomes.move(id: "c", to: 0)
+        budget.incomes.delete(id: "a")
+        let relaunched = BudgetConfig(store: fixture.open())
+        #expect(relaunched.incomes.all.map(\.id) == ["c", "b"])
+        #expect(relaunched.incomes.all.map(\.order) == [0, 1])
+        withExtendedLifetime(budget) {}
+    }
+
+    @Test func orderedOperationsDoNotUndoWhatAnotherProcessChanged() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let budget = BudgetConfig(store: try JSONFileStore(url: url))
+        for (index, name) in ["a", "b", "c"].enumerated() { budget.incomes.insert(income(name, index, id: name), at: index) }
+        // Another process deletes c and raises b, writing the file as a whole.
+        var object = try jsonObject(at: url)
+        var incomes = try #require(object["budget.BudgetConfig.incomes"] as? [String: Any])
+        incomes["c"] = nil
+        var b = try #require(incomes["b"] as? [String: Any])
+        b["amount"] = 999
+        incomes["b"] = b
+        object["budget.BudgetConfig.incomes"] = incomes
+        try JSONSerialization.data(withJSONObject: object).write(to: url)
+        budget.incomes.delete(id: "a")
+        let stored = try #require(try jsonObject(at: url)["budget.BudgetConfig.incomes"] as? [String: Any])
+        #expect(Set(stored.keys) == ["b"])
+        #expect((stored["b"] as? [String: Any])?["amount"] as? Int == 999)
+        #expect((stored["b"] as? [String: Any])?["order"] as? Int == 0)
+        #expect(budget.incomes.all.map(\.amount) == [999])
+    }
+
+    @Test func aWriteThatFailedIsRetriedWithoutLosingWhatOthersWroteMeanwhile() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let budget = BudgetConfig(store: try JSONFileStore(url: url))
+        budget.incomes.upsert(income("a", 1, id: "a"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        budget.incomes.upsert(income("b", 2, id: "b"))
+        #expect(!ReportedErrors.mentioning(url.path).isEmpty)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+        // Another process adds c meanwhile.
+        var object = try jsonObject(at: url)
+        var incomes = try #require(object["budget.BudgetConfig.incomes"] as? [String: Any])
+        incomes["c"] = ["id": "c", "name": "c", "amount": 3, "order": 2]
+        object["budget.BudgetConfig.incomes"] = incomes
+        try JSONSerialization.data(withJSONObject: object).write(to: url)
+        budget.incomes.upsert(income("d", 4, id: "d"))
+        let stored = try #require(try jsonObject(at: url)["budget.BudgetConfig.incomes"] as? [String: Any])
+        #expect(Set(stored.keys) == ["a", "b", "c", "d"])
+    }
+
+    @Test func aNonDictionaryValueUnderTheKeyIsReportedAndLeftAlone() throws {
+        ReportedErrors.install()
+        let store = RecordingStore()
+        store.inner.setValue(.string("not records"), forKey: "budget.BudgetConfig.expenses")
+        let budget = BudgetConfig(store: store)
+        budget.expenses.upsert(Expense(id: 1, label: "x"))
+        #expect(store.value(forKey: "budget.BudgetConfig.expenses") == .string("not records"))
+        #expect(store.writes.withLock { $0.isEmpty })
+        #expect(ReportedErrors.mentioning("budget.BudgetConfig.expenses").contains {
+            $0.description.contains("nothing was changed")
+        })
+    }
+
     @Test func anUpsertEncodesOnlyTheRecordsItChanges() {
+        let store = RecordingStore()
+        let budget = CountingBudget(store: store)
+        budget.items.upsert(contentsOf: (0..<100).map { CountedRecord(id: "id\($0)", value: $0) })
+        CountedRecord.encodings.withLock { $0 = 0 }
+        budget.items.upsert(CountedRecord(id: "id50", value: -1))
+        #expect(CountedRecord.encodings.withLock { $0 } == 1)
+        guard case .dictionary(let entries)? = store.value(forKey: budget.items.key) else {
+            Issue.record("not stored as a dictionary")
+            return
+        }
+        #expect(entries.count == 100)
+    }
+
+    @Test func anUpsertChangesOnlyItsRecordInTheStore() {
         let store = RecordingStore()
         let budget = BudgetConfig(store: store)
         budget.incomes.upsert(contentsOf: (0..<100).map { income("n\($0)", $0, order: $0, id: "id\($0)") })
@@ -168,4 +254,28 @@ struct RecordsTests {
         let records = try #require(object["stress.RecordsConfig.items"] as? [String: Any])
         #expect(records.count == 120)
     }
+}
+
+/// A record that counts how often it is encoded.
+struct CountedRecord: Codable, Identifiable, Sendable {
+    static let encodings = Locked(0)
+    var id: String
+    var value: Int
+
+    init(id: String, value: Int) {
+        self.id = id
+        self.value = value
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        Self.encodings.withLock { $0 += 1 }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+    }
+}
+
+final class CountingBudget: StorableConfig {
+    override class var namespace: String { "counting" }
+    @Records var items: RecordCollection<CountedRecord>
 }

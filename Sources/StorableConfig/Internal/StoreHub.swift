@@ -340,24 +340,34 @@ final class StoreHub: @unchecked Sendable {
     /// Replaces the value of `key` by `transform` of its value in `store`, as one write, then tells every other
     /// config bound to the storage, as ``write(_:to:from:)`` does.
     ///
-    /// - Returns: The version of the write and the new value.
+    /// - Returns: The version of the write, the new value, and whether the store failed to write it.
     /// - Throws: What `transform` throws; nothing is then changed.
     func update(
         key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
         from origin: ObjectIdentifier
-    ) throws -> (version: UInt64, value: StoredValue?) {
+    ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         var everyone: [StorableConfig] = []
         var external: Set<String> = []
         var updated: StoredValue?
+        var transformFailure: (any Error)?
         let version = try ProblemReports.deferring {
             lock.lock()
             defer { lock.unlock() }
             do {
-                updated = try store.update(key, transform)
-            } catch let error as StorableConfigError {
-                // The store kept the change in memory (or nothing, if it failed before): read what it holds.
+                updated = try store.update(key) { current in
+                    do {
+                        return try transform(current)
+                    } catch {
+                        transformFailure = error
+                        throw error
+                    }
+                }
+            } catch {
+                // The caller's transform refused: nothing changed, nobody is told.
+                if let transformFailure { throw transformFailure }
+                // The store failed: it holds what it held, or the change in memory; read that.
                 failure = error
                 updated = try? store.value(forKey: key)
             }
@@ -370,7 +380,7 @@ final class StoreHub: @unchecked Sendable {
         deliver(
             CollectionOfOne(SettingChange(key: key, stored: updated, typedValue: nil)), version: version, to: targets,
             external: external, everyone: everyone)
-        return (version, updated)
+        return (version, updated, failure != nil)
     }
 
     /// Reloads `store` and has every config bound to the storage read its settings again.

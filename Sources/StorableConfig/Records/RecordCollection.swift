@@ -72,59 +72,45 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     // MARK: Writing
 
-    /// Adds `record`, or replaces the record with its id. One write.
+    /// Adds `record`, or replaces the record with its id, as given: in an ordered collection its order field is
+    /// stored as it is (use ``insert(_:at:)`` to place a record and renumber the others). One write.
     public func upsert(_ record: Record) {
         upsert(contentsOf: CollectionOfOne(record))
     }
 
-    /// Adds or replaces each of `records`. One write.
+    /// Adds or replaces each of `records`, as given. One write.
     public func upsert(contentsOf records: some Sequence<Record>) {
-        var patch: [String: StoredValue?] = [:]
+        var put: [String: StoredValue] = [:]
         for record in records {
             guard let stored = encode(record) else { return }
-            patch[record.id.description] = .some(stored)
+            put[record.id.description] = stored
         }
-        write(patch)
+        perform(.put(put))
     }
 
     /// Removes the record with `id`; in an ordered collection, renumbers the records after it. One write.
     public func delete(id: Record.ID) {
-        let key = id.description
-        var patch: [String: StoredValue?] = [key: StoredValue?.none]
-        if orderKeyPath != nil {
-            let remaining = lock.withLock { sortedRecords() }.filter { $0.id.description != key }
-            guard let renumbered = renumber(remaining) else { return }
-            patch.merge(renumbered) { $1 }
-        }
-        write(patch)
+        perform(orderKeyPath == nil ? .remove([id.description]) : .delete(id.description))
     }
 
     /// Removes every record that decodes (records that do not are kept). One write.
     public func removeAll() {
-        let keys = lock.withLock { Array(records.keys) }
-        write(Dictionary(uniqueKeysWithValues: keys.map { ($0, StoredValue?.none) }))
+        perform(.remove(lock.withLock { Array(records.keys) }))
     }
 
     /// Inserts `record` at `index` of ``all`` in an ordered collection, renumbering the records after it; in
     /// an unordered one, upserts it. One write.
     public func insert(_ record: Record, at index: Int) {
         guard orderKeyPath != nil else { return upsert(record) }
-        var sequence = lock.withLock { sortedRecords() }.filter { $0.id.description != record.id.description }
-        sequence.insert(record, at: max(0, min(index, sequence.count)))
-        guard let patch = renumber(sequence, alwaysInclude: record.id.description) else { return }
-        write(patch)
+        guard let stored = encode(record) else { return }
+        perform(.insert(id: record.id.description, record: stored, at: index))
     }
 
     /// Moves the record with `id` to `index` of ``all`` in an ordered collection, renumbering the records in
     /// between. One write; nothing happens if there is no such record or the collection is unordered.
     public func move(id: Record.ID, to index: Int) {
         guard orderKeyPath != nil else { return }
-        var sequence = lock.withLock { sortedRecords() }
-        guard let from = sequence.firstIndex(where: { $0.id.description == id.description }) else { return }
-        let record = sequence.remove(at: from)
-        sequence.insert(record, at: max(0, min(index, sequence.count)))
-        guard let patch = renumber(sequence) else { return }
-        write(patch)
+        perform(.move(id: id.description, to: index))
     }
 
     /// Removes the stored collection, records that do not decode included.
@@ -153,44 +139,126 @@ where Record.ID: LosslessStringConvertible & Sendable {
         return result
     }
 
-    /// Numbers `sequence` 0, 1, 2, … in the order field, returning the records whose number changed.
-    private func renumber(_ sequence: [Record], alwaysInclude: String? = nil) -> [String: StoredValue?]? {
-        guard let orderKeyPath else { return [:] }
-        var patch: [String: StoredValue?] = [:]
-        for (position, var record) in sequence.enumerated()
-        where record[keyPath: orderKeyPath] != position || record.id.description == alwaysInclude {
-            record[keyPath: orderKeyPath] = position
-            guard let stored = encode(record) else { return nil }
-            patch[record.id.description] = .some(stored)
-        }
-        return patch
+    /// A change to the stored dictionary, worked out against the dictionary as it is in the store when it is
+    /// written, so that records changed by others since this instance last read them are not overwritten.
+    private enum Operation {
+        case put([String: StoredValue])
+        case remove([String])
+        /// Ordered: remove, and renumber the rest.
+        case delete(String)
+        /// Ordered: place a record, and renumber.
+        case insert(id: String, record: StoredValue, at: Int)
+        /// Ordered: move a record, and renumber.
+        case move(id: String, to: Int)
     }
+
+    /// Operations whose write failed, applied again before the next one.
+    private var pendingOperations: [Operation] = []
+    /// The stored name of the order field, found by encoding a record with two different orders.
+    private var orderFieldName: String?
 
     private func encode(_ record: Record) -> StoredValue? {
         do {
-            return try ValueTraits<Record>.shared.encode(record)
+            let stored = try ValueTraits<Record>.shared.encode(record)
+            if let orderKeyPath, lock.withLock({ orderFieldName }) == nil {
+                var other = record
+                other[keyPath: orderKeyPath] = record[keyPath: orderKeyPath] &+ 1
+                if case .dictionary(let first) = stored,
+                    case .dictionary(let second)? = try? ValueTraits<Record>.shared.encode(other),
+                    let name = first.keys.first(where: { first[$0] != second[$0] })
+                {
+                    lock.withLock { orderFieldName = name }
+                }
+            }
+            return stored
         } catch {
             StorableConfig.report(.encodingFailed(key: key, reason: "record \(record.id): \(error)"))
             return nil
         }
     }
 
-    /// Applies `patch` (id → stored record, `nil` to remove) to the stored dictionary as one read-modify-write.
-    private func write(_ patch: [String: StoredValue?]) {
-        guard !patch.isEmpty else { return }
-        guard let binding = lock.withLock({ binding }) else {
+    /// Applies `operations` to `entries`, returning the ids whose stored record changed.
+    private func apply(_ operations: [Operation], to entries: inout [String: StoredValue], orderField: String?)
+        -> Set<String>
+    {
+        var touched: Set<String> = []
+        for operation in operations {
+            switch operation {
+            case .put(let records):
+                for (id, record) in records { entries[id] = record }
+                touched.formUnion(records.keys)
+            case .remove(let ids):
+                for id in ids where entries.removeValue(forKey: id) != nil { touched.insert(id) }
+            case .delete(let id):
+                guard entries.removeValue(forKey: id) != nil else { continue }
+                touched.insert(id)
+                touched.formUnion(renumber(Self.ordered(entries, by: orderField), in: &entries, field: orderField))
+            case .insert(let id, let record, let index):
+                var sequence = Self.ordered(entries, by: orderField).filter { $0 != id }
+                entries[id] = record
+                touched.insert(id)
+                sequence.insert(id, at: max(0, min(index, sequence.count)))
+                touched.formUnion(renumber(sequence, in: &entries, field: orderField, always: id))
+            case .move(let id, let index):
+                var sequence = Self.ordered(entries, by: orderField)
+                guard let from = sequence.firstIndex(of: id) else { continue }
+                sequence.remove(at: from)
+                sequence.insert(id, at: max(0, min(index, sequence.count)))
+                touched.formUnion(renumber(sequence, in: &entries, field: orderField))
+            }
+        }
+        return touched
+    }
+
+    /// Ids sorted by the order field of their stored records (records without one last), then by id.
+    private static func ordered(_ entries: [String: StoredValue], by field: String?) -> [String] {
+        func order(_ id: String) -> Int64 {
+            guard let field, case .dictionary(let members)? = entries[id], case .int(let number)? = members[field]
+            else { return .max }
+            return number
+        }
+        return entries.keys.sorted { (order($0), $0) < (order($1), $1) }
+    }
+
+    /// Sets the order field of each record of `sequence` to its position, changing nothing else in it; returns
+    /// the ids whose number changed.
+    private func renumber(
+        _ sequence: [String], in entries: inout [String: StoredValue], field: String?, always: String? = nil
+    ) -> Set<String> {
+        guard let field else { return [] }
+        var touched: Set<String> = []
+        for (position, id) in sequence.enumerated() {
+            guard case .dictionary(var members)? = entries[id] else { continue }
+            if members[field] == .int(Int64(position)), id != always { continue }
+            members[field] = .int(Int64(position))
+            entries[id] = .dictionary(members)
+            touched.insert(id)
+        }
+        return touched
+    }
+
+    /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary.
+    private func perform(_ operation: Operation) {
+        if orderKeyPath != nil, lock.withLock({ orderFieldName == nil }), let sample = lock.withLock({ records.values.first }) {
+            _ = encode(sample)  // finds the order field's stored name
+        }
+        let (binding, operations, orderField) = lock.withLock { () -> (SettingBinding?, [Operation], String?) in
+            (self.binding, pendingOperations + [operation], orderFieldName)
+        }
+        guard let binding else {
             // A collection outside a config: memory only.
-            let merged = lock.withLock { entries.merging(patch.compactMapValues { $0 }) { $1 } }
-                .filter { patch[$0.key] != .some(nil) }
-            take(entries: merged, version: nil, changedKeys: Set(patch.keys))
+            var entries = lock.withLock { self.entries }
+            let touched = apply(operations, to: &entries, orderField: orderField)
+            take(entries: entries, version: nil, changedKeys: touched)
             return
         }
         // The old records are only needed if a config-wide observer will be told of the change.
         let old = binding.context.hasChangeObservers ? lock.withLock { sortedRecords() } : []
         let key = binding.key
+        var touched: Set<String> = []
         var storedCount = 0
         do {
-            let (version, updated) = try binding.context.hub.update(
+            let result = try binding.context.hub.update(
                 key: key,
                 { current in
                     var entries: [String: StoredValue] = [:]
@@ -200,22 +268,20 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     case let other?:
                         throw StorableConfigError.typeMismatch(
                             key: key, expectedType: "a dictionary of records", found: other,
-                            reason: "it is \(other.kindDescription)")
+                            reason: "it is \(other.kindDescription); nothing was changed")
                     }
                     storedCount = entries.count
-                    for (id, record) in patch { entries[id] = record }
+                    touched = apply(operations, to: &entries, orderField: orderField)
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
+            lock.withLock { pendingOperations = result.failed ? operations : [] }
             var updatedEntries: [String: StoredValue] = [:]
-            if case .dictionary(let members)? = updated { updatedEntries = members }
+            if case .dictionary(let members)? = result.value { updatedEntries = members }
             // Others' changes made since the last load show as a different count; then compare every record.
             let knownCount = lock.withLock { entries.count }
-            take(entries: updatedEntries, version: version, changedKeys: storedCount == knownCount ? Set(patch.keys) : nil)
-        } catch let error as StorableConfigError {
-            StorableConfig.report(error)
-            return
+            take(entries: updatedEntries, version: result.version, changedKeys: storedCount == knownCount ? touched : nil)
         } catch {
-            StorableConfig.report(.writeFailed(key: key, reason: "\(error)"))
+            StorableConfig.report(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
             return
         }
         announce(old: old, binding: binding)
@@ -237,11 +303,14 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
         let keysToDecode: [String]
         if let changedKeys {
+            // Take only these records: `entries` must keep describing what `records` holds, so that a later
+            // comparison still finds records that others changed meanwhile.
             keysToDecode = Array(changedKeys)
+            for id in changedKeys { entries[id] = newEntries[id] }
         } else {
             keysToDecode = Array(Set(newEntries.keys).union(entries.keys).filter { newEntries[$0] != entries[$0] })
+            entries = newEntries
         }
-        entries = newEntries
         var undecodable: [(String, StoredValue, String)] = []
         for id in keysToDecode {
             guard let stored = newEntries[id] else {
@@ -337,11 +406,13 @@ extension RecordCollection: AnySetting {
         else {
             throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
         }
-        var patch = Dictionary(uniqueKeysWithValues: lock.withLock { Array(self.records.keys) }.map { ($0, StoredValue?.none) })
+        var put: [String: StoredValue] = [:]
         for record in records {
             guard let stored = encode(record) else { return }
-            patch[record.id.description] = .some(stored)
+            put[record.id.description] = stored
         }
-        write(patch)
+        let stale = lock.withLock { Array(self.records.keys) }.filter { put[$0] == nil }
+        perform(.remove(stale))
+        perform(.put(put))
     }
 }

@@ -275,7 +275,9 @@ final class JSONFile: @unchecked Sendable {
     func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
         try ProblemReports.deferring {
             var updated: StoredValue?
-            try write { [self] in
+            // Not remembered as unwritten on failure: a whole value computed from a stale file would overwrite
+            // what others write meanwhile. The caller keeps its change and applies it again later.
+            try write(remembering: false) { [self] in
                 updated = try transform(values[key])
                 return [key: updated]
             }
@@ -286,14 +288,14 @@ final class JSONFile: @unchecked Sendable {
     /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
     /// its lock, or, if the file cannot be reached, those in memory (the changes are then kept in memory and
     /// written with the next write that succeeds).
-    private func write(changes: () throws -> [String: StoredValue?]) throws {
+    private func write(remembering: Bool = true, changes: () throws -> [String: StoredValue?]) throws {
         try lock.withLock {
             var applied = false
             func applyChanges() throws {
                 let changes = try changes()
                 for (key, value) in changes {
                     values[key] = value
-                    unwritten[key] = .some(value)
+                    if remembering { unwritten[key] = .some(value) }
                     rawMembers[key] = nil
                 }
                 applied = true
@@ -328,6 +330,10 @@ final class JSONFile: @unchecked Sendable {
             } catch let error as StorableConfigError {
                 // The file could not be written: keep the change in memory, computed from what is known.
                 if !applied { try applyChanges() }
+                if !remembering {
+                    // Forget the unwritten value at the next read, so that the file's content wins.
+                    stamp = nil
+                }
                 throw error
             }
         }
