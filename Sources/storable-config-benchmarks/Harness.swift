@@ -55,7 +55,7 @@ func now() -> UInt64 {
 /// iteration's index (so that no read can be hoisted out of the loop).
 func nanosecondsPerOperation(iterations: Int, repeats: Int = 7, _ body: (Int) -> Void) -> Double {
     // Warm up caches, lazily created state and the branch predictor.
-    for index in 0..<min(iterations, 1000) { body(index) }
+    for index in 0..<min(iterations, 1000, max(1, iterations / 4)) { body(index) }
     var samples: [Double] = []
     for _ in 0..<repeats {
         let start = now()
