@@ -167,8 +167,10 @@ for index in 0..<96 { durableDefaults.set(index, forKey: "bench.filler.\(index)"
 durableDefaults.registerHandwrittenDefaults()
 let durableIterations = 300 / scale
 for (name, ours, hand) in [
+    ("durable write Bool (JSON file)", { writeOursBool(fileConfig, $0) }, { (index: Int) in writeHandBool(durableDefaults, index); durableDefaults.synchronize() }),
     ("durable write Int (JSON file)", { writeOursInt(fileConfig, $0) }, { (index: Int) in writeHandInt(durableDefaults, index); durableDefaults.synchronize() }),
     ("durable write String (JSON file)", { writeOursString(fileConfig, $0) }, { (index: Int) in writeHandString(durableDefaults, index); durableDefaults.synchronize() }),
+    ("durable write struct (JSON file)", { writeOursProfile(fileConfig, $0) }, { (index: Int) in writeHandProfile(durableDefaults, index); durableDefaults.synchronize() }),
 ] as [(String, (Int) -> Void, (Int) -> Void)] {
     rows.append(Row(
         operation: name, ours: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, ours),
