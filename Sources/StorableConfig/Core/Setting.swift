@@ -104,15 +104,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             locked { value = declaredDefault }
             return
         }
-        let defaultValue = self.defaultValue
-        if let version = binding.context.writeOne(key: binding.key, stored: nil, typedValue: nil) {
-            apply(defaultValue, isSet: false, version: version, stored: nil)
-        } else {
-            binding.context.deferToBatch(SettingChange(key: binding.key, stored: nil, typedValue: nil)) {
-                [self] version in apply(defaultValue, isSet: false, version: version, stored: nil)
-            }
-            applyPending(defaultValue, isSet: false)
-        }
+        write(defaultValue, stored: nil, typedValue: nil, through: binding)
     }
 
     @inline(__always)
@@ -147,11 +139,17 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
                 return
             }
         }
+        write(newValue, stored: stored, typedValue: newValue, through: binding)
+    }
+
+    /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
+    /// it at once and leaves the write, and telling the observers, to the end of the batch.
+    private func write(_ newValue: Value, stored: StoredValue?, typedValue: Value?, through binding: SettingBinding) {
         let isSet = stored != nil
-        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
+        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
             apply(newValue, isSet: isSet, version: version, stored: stored)
         } else {
-            binding.context.deferToBatch(SettingChange(key: binding.key, stored: stored, typedValue: newValue)) {
+            binding.context.deferToBatch(SettingChange(key: binding.key, stored: stored, typedValue: typedValue)) {
                 [self] version in apply(newValue, isSet: isSet, version: version, stored: stored)
             }
             applyPending(newValue, isSet: isSet)
