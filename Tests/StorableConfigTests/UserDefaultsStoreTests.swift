@@ -3,10 +3,21 @@ import Testing
 
 @testable import StorableConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite(.serialized)
 struct UserDefaultsStoreTests {
-    /// A suite shared with the child processes of the exit tests below, which cannot capture values.
-    static let exitSuite = "StorableConfigTests.UserDefaultsExit"
+    /// A suite shared with the child processes of the exit tests below, which cannot capture values: named
+    /// after the test process, so that two test runs on one machine do not share it.
+    static func exitSuite(testProcess: pid_t) -> String {
+        "StorableConfigTests.UserDefaultsExit-\(testProcess)"
+    }
+
+    static var exitSuite: String { exitSuite(testProcess: getpid()) }
 
     final class ExitConfig: StorableConfig {
         override class var namespace: String { "exit" }
@@ -30,7 +41,8 @@ struct UserDefaultsStoreTests {
         }
 
         await #expect(processExitsWith: .success) {
-            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: UserDefaultsStoreTests.exitSuite)!))
+            let suite = UserDefaultsStoreTests.exitSuite(testProcess: getppid())
+            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: suite)!))
             config.launches += 1
             config.homepage = URL(string: "https://example.com/a?b=c")!
             config.ratio = 0.1
@@ -41,7 +53,8 @@ struct UserDefaultsStoreTests {
         }
         // A second process sees what the first one wrote.
         await #expect(processExitsWith: .success) {
-            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: UserDefaultsStoreTests.exitSuite)!))
+            let suite = UserDefaultsStoreTests.exitSuite(testProcess: getppid())
+            let config = ExitConfig(store: UserDefaultsStore(UserDefaults(suiteName: suite)!))
             guard config.launches == 1, config.homepage == URL(string: "https://example.com/a?b=c")!,
                 config.ratio == 0.1, config.big == .max, config.small == .min,
                 config.lastLaunch == UserDefaultsStoreTests.lastLaunch
