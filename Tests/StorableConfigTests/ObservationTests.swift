@@ -213,6 +213,20 @@ struct ObservationTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test func aValueTypeWhoseEqualityReadsTheSettingDoesNotDeadlock() async {
+        await #expect(processExitsWith: .success) {
+            alarm(20)
+            let config = NosyConfig(store: InMemoryStore())
+            NosyValue.config = config
+            config.value = NosyValue(number: 1)  // compared with nobody listening
+            let token = config.$value.observe { _ in }
+            config.value = NosyValue(number: 2)  // compared by the delivering thread
+            config.value = NosyValue(number: 2)
+            withExtendedLifetime(token) {}
+            exit(config.value.number == 2 ? 0 : 1)
+        }
+    }
+
     @Test func observersOfConcurrentWritersEndOnTheFinalValue() async {
         for _ in 0..<20 {
             let config = CounterConfig(store: InMemoryStore())
@@ -297,4 +311,23 @@ struct OpaqueBox: Codable, Sendable {
 final class OpaqueConfig: StorableConfig {
     override class var namespace: String { "opaque" }
     @Setting var box = OpaqueBox(number: 0)
+}
+
+/// A value whose `==` reads the very setting that holds it: user code that must never run under the
+/// framework's locks.
+struct NosyValue: Codable, Sendable {
+    nonisolated(unsafe) static var config: NosyConfig?
+    var number: Int
+}
+
+extension NosyValue: Equatable {
+    static func == (lhs: NosyValue, rhs: NosyValue) -> Bool {
+        _ = config?.value
+        return lhs.number == rhs.number
+    }
+}
+
+final class NosyConfig: StorableConfig {
+    override class var namespace: String { "nosy" }
+    @Setting var value = NosyValue(number: 0)
 }

@@ -195,33 +195,37 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         }
         value = newValue
         hasStoredValue = isSet
-        guard let binding, hasChanged(from: old, to: newValue, stored: stored) else {
+        guard let binding, let traits else {
             storable_config_spin_unlock(spinLock)
             return
         }
         guard observerCount > 0 || binding.context.hasChangeObservers else {
-            // Nobody to tell in order: only the Observation framework needs to hear of it.
+            // Nobody to tell in order: only the Observation framework needs to hear of a change.
             storable_config_spin_unlock(spinLock)
-            binding.observationDidChange()
+            if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
+                binding.observationDidChange()
+            }
             return
         }
+        // Queued in version order under the lock; whether it is a change at all is decided by the delivering
+        // thread, outside the lock, because `==` and `encode(to:)` are the value type's own code.
         let state = observationState()
         state.changeCount += 1
-        state.undelivered.append((state.changeCount, old, newValue))
+        state.undelivered.append((state.changeCount, old, newValue, stored))
         let mustDeliver = !state.isDelivering
         state.isDelivering = true
         storable_config_spin_unlock(spinLock)
-        if mustDeliver { deliverChanges(binding) }
+        if mustDeliver { deliverChanges(binding, traits: traits) }
     }
 
-    /// Whether `new` differs from `old`: by `==` for `Equatable` values, else by stored form when someone
-    /// listens (a change that nobody listens to but Observation is treated as a change). Called with the lock.
-    private func hasChanged(from old: Value, to new: Value, stored: StoredValue?) -> Bool {
-        guard let traits else { return true }
+    /// Whether `new` differs from `old`: by `==` for `Equatable` values, else, when someone listens, by stored
+    /// form (a change that only Observation hears of is taken as a change without encoding). Called without
+    /// the lock.
+    private static func hasChanged(
+        from old: Value, to new: Value, stored: StoredValue?, traits: ValueTraits<Value>, listening: Bool
+    ) -> Bool {
         if let isEqual = traits.isEqual { return !isEqual(old, new) }
-        guard observerCount > 0 || binding?.context.hasChangeObservers == true else {
-            return true
-        }
+        guard listening else { return true }
         return (try? traits.encode(old)) != (stored ?? (try? traits.encode(new)))
     }
 
@@ -230,7 +234,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// One thread at a time delivers; a change made meanwhile, by another thread or by an observer itself,
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
-    private func deliverChanges(_ binding: SettingBinding) {
+    private func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
         while true {
             storable_config_spin_lock(spinLock)
             guard let state = observation, !state.undelivered.isEmpty else {
@@ -242,7 +246,9 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             state.undelivered = []
             let observers = Array(state.observers.values)
             storable_config_spin_unlock(spinLock)
-            for change in changes {
+            for change in changes
+            where Self.hasChanged(from: change.old, to: change.new, stored: change.stored, traits: traits, listening: true)
+            {
                 binding.observationDidChange()
                 for observer in observers where change.number > observer.since {
                     observer.onChange(change.new)
@@ -300,7 +306,8 @@ final class ObservationState<Value> {
 
     var observers: [UInt64: Observer] = [:]
     var changeCount: UInt64 = 0
-    var undelivered: [(number: UInt64, old: Value, new: Value)] = []
+    /// Writes in version order; the delivering thread skips those that kept the value.
+    var undelivered: [(number: UInt64, old: Value, new: Value, stored: StoredValue?)] = []
     var isDelivering = false
     /// The value before a batch's first assignment, which the batch's change is measured from.
     var valueBeforeBatch: Value?
