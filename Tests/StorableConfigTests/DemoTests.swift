@@ -228,20 +228,13 @@ struct DemoTests {
 
     @Test func twoProcessesSettingDifferentSettingsAtOnceLoseNoWrite() throws {
         let home = DemoHome()
-        let demo = try builtProduct("storable-config-demo")
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.directory.url.path
         environment["XDG_CONFIG_HOME"] = nil
         for round in 0..<25 {
             let processes = try [("twitter.userName", "t\(round)"), ("facebook.userName", "f\(round)")].map {
                 name, value in
-                let process = Process()
-                process.executableURL = demo
-                process.arguments = ["set", name, value]
-                process.environment = environment
-                process.standardOutput = FileHandle.nullDevice
-                try process.run()
-                return process
+                try launchProduct("storable-config-demo", ["set", name, value], environment: environment)
             }
             for process in processes { process.waitUntilExit() }
             let settings = try home.settings()

@@ -14,15 +14,10 @@ struct ProcessTests {
     @Test func aWriterKilledAtRandomMomentsNeverLeavesATornFileOrLosesAnAcknowledgedWrite() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("crash.json")
-        let writer = try builtProduct("storable-config-stress")
         var acknowledged = 0
         for _ in 0..<200 {
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = ["write-counter", url.path]
             let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
+            let process = try launchProduct("storable-config-stress", ["write-counter", url.path], output: pipe)
             usleep(UInt32.random(in: 0...25_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -52,15 +47,10 @@ struct ProcessTests {
     @Test func severalProcessesWritingOneFileLoseNoKey() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("multi.json")
-        let writer = try builtProduct("storable-config-stress")
         let processes = 4
         let writes = 150
         let children = try (0..<processes).map { index in
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = ["write-keys", url.path, "p\(index)", String(writes)]
-            try process.run()
-            return process
+            try launchProduct("storable-config-stress", ["write-keys", url.path, "p\(index)", String(writes)])
         }
         for child in children {
             child.waitUntilExit()

@@ -238,13 +238,8 @@ struct RecordsTests {
     @Test func twoProcessesUpsertingDifferentRecordsOfOneCollectionLoseNone() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
-        let driver = try builtProduct("storable-config-stress")
         let children = try (0..<2).map { index in
-            let process = Process()
-            process.executableURL = driver
-            process.arguments = ["upsert-records", url.path, "p\(index)", "60"]
-            try process.run()
-            return process
+            try launchProduct("storable-config-stress", ["upsert-records", url.path, "p\(index)", "60"])
         }
         for child in children {
             child.waitUntilExit()

@@ -2,11 +2,11 @@ import Foundation
 
 extension Setting: AnySetting {
     public var valueTypeName: String {
-        StoredValueCoding.typeName(Value.self)
+        ValueTraits<Value>.shared.typeName
     }
 
     public var expectedFormat: String {
-        Self.format(of: Value.self, example: (try? StoredValueCoding.encode(defaultValue)) ?? .null)
+        Self.format(of: Value.self, example: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
     }
 
     public var valueText: String {
@@ -14,21 +14,22 @@ extension Setting: AnySetting {
     }
 
     public var defaultValueText: String {
-        Self.text(of: (try? StoredValueCoding.encode(defaultValue)) ?? .null)
+        Self.text(of: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
     }
 
     public var storedValue: StoredValue {
-        (try? StoredValueCoding.encode(wrappedValue)) ?? .null
+        (try? ValueTraits<Value>.shared.encode(wrappedValue)) ?? .null
     }
 
     public func assign(parsing text: String) throws {
         var candidates: [StoredValue] = []
         if let json = try? JSONText.parse(Data(text.utf8)) { candidates.append(json) }
         candidates.append(.string(text))
+        let traits = ValueTraits<Value>.shared
         for candidate in candidates {
             // Text for a number must be a finite number: "1e999" is not a volume.
             if case .double(let number) = candidate, !number.isFinite { continue }
-            if let value = try? StoredValueCoding.decode(Value.self, from: candidate) {
+            if let value = try? traits.decode(candidate) {
                 wrappedValue = value
                 return
             }

@@ -7,6 +7,9 @@ import Foundation
 /// struct is a readable JSON object in the file store and a dictionary in UserDefaults. Dates inside such
 /// types are ISO 8601 text with full precision, data is base64, and non-finite numbers are the strings
 /// "Infinity", "-Infinity" and "NaN".
+///
+/// Settings convert through ``ValueTraits``, which makes these choices once per type; this is for values
+/// whose type is only known at run time, and for the JSON path that both share.
 enum StoredValueCoding {
     /// A value that could not be converted, with a sentence saying why.
     struct Failure: Error, CustomStringConvertible {
@@ -31,19 +34,6 @@ enum StoredValueCoding {
         } catch {
             throw Failure(description: "\(error)")
         }
-    }
-
-    /// Returns the value that `stored` holds.
-    /// - Throws: ``Failure`` if `stored` does not hold a `Value`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
-        if let nativeType = Value.self as? any StoredValueConvertible.Type {
-            // Bind the conversion before casting: `nil as? Value` succeeds when `Value` is an Optional.
-            guard let converted = nativeType.init(storedValue: stored), let value = converted as? Value else {
-                throw Failure(description: "it is \(stored.kindDescription)")
-            }
-            return value
-        }
-        return try decodeWithJSON(Value.self, from: stored)
     }
 
     /// Returns the value that `stored` holds through `JSONDecoder`, for types without a native form.

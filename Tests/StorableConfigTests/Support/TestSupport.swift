@@ -103,6 +103,19 @@ func builtProduct(_ name: String) throws -> URL {
     throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
 }
 
+/// Starts a built executable without waiting for it; its output goes to `output`, or nowhere.
+func launchProduct(
+    _ name: String, _ arguments: [String], environment: [String: String]? = nil, output: Pipe? = nil
+) throws -> Process {
+    let process = Process()
+    process.executableURL = try builtProduct(name)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    process.standardOutput = output ?? FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// A finished child process: its exit status and everything it printed.
 struct ChildResult {
     var status: Int32
