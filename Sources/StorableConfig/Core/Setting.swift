@@ -295,68 +295,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 }
 
-/// A setting's observers and the changes not yet told to them; guarded by the setting's lock.
-final class ObservationState<Value> {
-    struct Observer {
-        /// The change count when the observer was added; it is told only of later changes.
-        let since: UInt64
-        let onChange: @Sendable (Value) -> Void
-        let onEnd: (@Sendable () -> Void)?
-    }
-
-    var observers: [UInt64: Observer] = [:]
-    var changeCount: UInt64 = 0
-    /// Writes in version order; the delivering thread skips those that kept the value.
-    var undelivered: [(number: UInt64, old: Value, new: Value, stored: StoredValue?)] = []
-    var isDelivering = false
-    /// The value before a batch's first assignment, which the batch's change is measured from.
-    var valueBeforeBatch: Value?
-}
-
-/// Where a setting belongs: its config's context, its position in the class's schema, and so its name, key
-/// and Observation key path. Immutable.
-@usableFromInline
-final class SettingBinding: @unchecked Sendable {
-    let context: ConfigContext
-    let schema: ConfigSchema
-    let index: Int
-    // Immutable; the standard library does not declare key paths Sendable.
-    let observationKeyPath: KeyPath<ConfigContext, Int>
-
-    init(context: ConfigContext, schema: ConfigSchema, index: Int) {
-        self.context = context
-        self.schema = schema
-        self.index = index
-        observationKeyPath = schema.observationKeyPaths[index]
-        #if canImport(Observation) && !canImport(Darwin)
-        registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
-        #endif
-    }
-
-    var name: String { schema.names[index] }
-    var key: String { schema.keys[index] }
-
-    /// Tells the Observation framework that the setting was read.
-    @usableFromInline
-    func recordAccess() {
-        #if canImport(Observation) && !canImport(Darwin)
-        // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
-        // from this immutable binding, which saves the reference counting of the general path.
-        registrar.access(context, keyPath: observationKeyPath)
-        #else
-        context.observationAccess(observationKeyPath)
-        #endif
-    }
-
-    #if canImport(Observation) && !canImport(Darwin)
-    let registrar: ObservationRegistrar
-    #endif
-
-    func observationDidChange() {
-        context.observationDidChange(observationKeyPath)
-    }
-}
-
 extension Setting: SettingBox {
     func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
         let traits = ValueTraits<Value>.shared
@@ -415,19 +353,4 @@ extension Setting: SettingBox {
             apply(defaultValue, isSet: true, version: version, stored: nil)
         }
     }
-}
-
-/// What a config needs from a setting without knowing its value type.
-protocol SettingBox: AnySetting {
-    /// Connects the setting to its config, at `index` of the class's schema; called once, from the config's
-    /// initializer.
-    func bind(schema: ConfigSchema, index: Int, context: ConfigContext)
-    /// Finishes every observer: the config is going away.
-    func endObservation()
-    /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
-    func declarationProblem() -> String?
-    /// Reads the default at once, inside a batch whose write will remove the stored value.
-    func showPendingReset()
-    /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64)
 }

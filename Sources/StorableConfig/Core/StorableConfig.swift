@@ -189,39 +189,4 @@ open class StorableConfig {
             settings[index].load(values[key], typedValue: nil, version: version)
         }
     }
-
-    /// Finds the settings with `Mirror`, superclasses' first.
-    private func reflectSettings() -> [ReflectedSetting] {
-        if self is CustomReflectable {
-            fatalError(
-                StorableConfigError.invalidDeclaration(
-                    className: String(describing: type(of: self)), property: "customMirror",
-                    reason: "a StorableConfig subclass must not adopt CustomReflectable, because its custom "
-                        + "mirror hides the @Setting properties from the framework"
-                ).description)
-        }
-        var levels: [[ReflectedSetting]] = []
-        var mirror: Mirror? = Mirror(reflecting: self)
-        while let current = mirror, current.subjectType != StorableConfig.self {
-            let declaringClass = String(describing: current.subjectType)
-            levels.append(
-                current.children.compactMap { child in
-                    guard let label = child.label,
-                        let setting = (child.value as? any SettingBox) ?? (child.value as? any WrapsSettingBox)?.settingBox
-                    else { return nil }
-                    // A wrapper's storage is reflected as `_name`.
-                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                    return ReflectedSetting(name: name, declaringClass: declaringClass, setting: setting)
-                })
-            mirror = current.superclassMirror
-        }
-        return levels.reversed().flatMap { $0 }
-    }
-}
-
-/// A setting found by reflection.
-struct ReflectedSetting {
-    let name: String
-    let declaringClass: String
-    let setting: any SettingBox
 }

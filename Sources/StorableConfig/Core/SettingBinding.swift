@@ -1,0 +1,47 @@
+#if canImport(Observation)
+import Observation
+#endif
+
+/// Where a setting belongs: its config's context, its position in the class's schema, and so its name, key
+/// and Observation key path. Immutable.
+@usableFromInline
+final class SettingBinding: @unchecked Sendable {
+    let context: ConfigContext
+    let schema: ConfigSchema
+    let index: Int
+    // Immutable; the standard library does not declare key paths Sendable.
+    let observationKeyPath: KeyPath<ConfigContext, Int>
+
+    init(context: ConfigContext, schema: ConfigSchema, index: Int) {
+        self.context = context
+        self.schema = schema
+        self.index = index
+        observationKeyPath = schema.observationKeyPaths[index]
+        #if canImport(Observation) && !canImport(Darwin)
+        registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
+        #endif
+    }
+
+    var name: String { schema.names[index] }
+    var key: String { schema.keys[index] }
+
+    /// Tells the Observation framework that the setting was read.
+    @usableFromInline
+    func recordAccess() {
+        #if canImport(Observation) && !canImport(Darwin)
+        // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
+        // from this immutable binding, which saves the reference counting of the general path.
+        registrar.access(context, keyPath: observationKeyPath)
+        #else
+        context.observationAccess(observationKeyPath)
+        #endif
+    }
+
+    #if canImport(Observation) && !canImport(Darwin)
+    let registrar: ObservationRegistrar
+    #endif
+
+    func observationDidChange() {
+        context.observationDidChange(observationKeyPath)
+    }
+}

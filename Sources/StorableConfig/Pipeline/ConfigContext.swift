@@ -1,0 +1,176 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+import CStorableConfigSupport
+
+/// One config instance's connection to its store and to the other configs bound to the same storage.
+final class ConfigContext: @unchecked Sendable {
+    let store: any ConfigStore
+    let hub: StoreHub
+    private let batches = Locked<[Batch]>([])
+    /// An `ObservationSupport` where the Observation framework is available.
+    let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
+    private let changeObservers = Locked<ChangeObservers>(ChangeObservers())
+    // Counters read on every write without a lock: batches in progress on any thread, config-wide
+    // observers. Each is changed under the lock of what it counts.
+    private let batchCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    private let changeObserverCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+
+    private struct ChangeObservers {
+        var ended = false
+        var all: [UInt64: (onChange: @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?)] = [:]
+    }
+
+    /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
+    private struct Batch {
+        let thread: pthread_t
+        var depth = 1
+        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] = []
+    }
+
+    init(store: any ConfigStore) {
+        self.store = store
+        hub = StoreHub.hub(for: store)
+        batchCount.initialize(to: 0)
+        changeObserverCount.initialize(to: 0)
+    }
+
+    deinit {
+        batchCount.deallocate()
+        changeObserverCount.deallocate()
+    }
+
+    // MARK: Config-wide observers
+
+    var hasChangeObservers: Bool {
+        storable_config_atomic_load(changeObserverCount) != 0
+    }
+
+    /// Whether the config is gone, so that no observer can be added any more.
+    var observationEnded: Bool {
+        changeObservers.withLock { $0.ended }
+    }
+
+    func addChangeObserver(
+        onChange: @escaping @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?
+    ) -> UInt64? {
+        let identifier = ObservationToken.nextIdentifier()
+        let added = changeObservers.withLock { observers -> Bool in
+            guard !observers.ended else { return false }
+            observers.all[identifier] = (onChange, onEnd)
+            storable_config_atomic_add(changeObserverCount, 1)
+            return true
+        }
+        if !added { onEnd?() }
+        return added ? identifier : nil
+    }
+
+    func removeChangeObserver(_ identifier: UInt64) {
+        // Released after the lock, for the reason given in `Setting.removeObserver`.
+        let removed = changeObservers.withLock { observers in
+            let removed = observers.all.removeValue(forKey: identifier)
+            if removed != nil { storable_config_atomic_add(changeObserverCount, -1) }
+            return removed
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    func tellChangeObservers(_ change: ConfigChange) {
+        let observers = changeObservers.withLock { Array($0.all.values) }
+        for observer in observers { observer.onChange(change) }
+    }
+
+    /// Finishes every config-wide observer: the config is going away.
+    func endChangeObservation() {
+        let ended = changeObservers.withLock { observers in
+            observers.ended = true
+            storable_config_atomic_add(changeObserverCount, -Int32(observers.all.count))
+            defer { observers.all = [:] }
+            return Array(observers.all.values)
+        }
+        for observer in ended { observer.onEnd?() }
+    }
+
+    // MARK: Writes
+
+    /// Writes `changes` and returns the version they were given.
+    func write(_ changes: [SettingChange]) -> UInt64 {
+        hub.write(changes, to: store, from: ObjectIdentifier(self))
+    }
+
+    /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
+    /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
+    func writeOne(key: String, stored: StoredValue?, typedValue: (any Sendable)?) -> UInt64? {
+        if storable_config_atomic_load(batchCount) != 0, isBatching { return nil }
+        return hub.write(
+            CollectionOfOne(SettingChange(key: key, stored: stored, typedValue: typedValue)), to: store,
+            from: ObjectIdentifier(self))
+    }
+
+    /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
+    func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
+        batches.withLock { batches in
+            if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
+                batches[index].entries.append((change, completion))
+            }
+        }
+    }
+
+    private var isBatching: Bool {
+        batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
+    }
+
+    /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
+    /// them until the batch ends instead, and returns `false`.
+    func write(_ entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)]) -> Bool {
+        let deferred = batches.withLock { batches -> Bool in
+            guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
+                return false
+            }
+            batches[index].entries += entries
+            return true
+        }
+        if deferred { return false }
+        let version = write(entries.map(\.change))
+        for entry in entries { entry.completion(version) }
+        return true
+    }
+
+    /// Runs `body`, collecting this thread's writes through this context, then writes them at once.
+    func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
+        batches.withLock { batches in
+            if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
+                batches[index].depth += 1
+            } else {
+                batches.append(Batch(thread: pthread_self()))
+                storable_config_atomic_add(batchCount, 1)
+            }
+        }
+        defer { endBatch() }
+        return try body()
+    }
+
+    private func endBatch() {
+        let finished = batches.withLock { batches -> Batch? in
+            guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
+                return nil
+            }
+            batches[index].depth -= 1
+            guard batches[index].depth == 0 else { return nil }
+            storable_config_atomic_add(batchCount, -1)
+            return batches.remove(at: index)
+        }
+        guard let finished, !finished.entries.isEmpty else { return }
+        // One write per key: the last assignment wins, in the order the keys were first assigned.
+        var lastIndex: [String: Int] = [:]
+        for (index, entry) in finished.entries.enumerated() { lastIndex[entry.change.key] = index }
+        let kept = finished.entries.enumerated().filter { lastIndex[$0.element.change.key] == $0.offset }.map(\.element)
+        let version = write(kept.map(\.change))
+        for entry in kept { entry.completion(version) }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// A store that keeps settings in a JSON file that people can read and edit.
+///
+/// The file holds one flat object, keys sorted, pretty-printed; values are natural JSON (a struct is an
+/// object, a date is ISO 8601 text, data is base64):
+///
+/// ```json
+/// {
+///   "storable-config-demo.AppConfig.isFirstLaunch": false,
+///   "storable-config-demo.TwitterConfig.userName": "nkysu1"
+/// }
+/// ```
+///
+/// ```swift
+/// let store = try JSONFileStore(url: URL(fileURLWithPath: "/etc/myapp/settings.json"))
+/// let config = AppConfig(store: store)
+/// ```
+///
+/// Every write is durable and atomic when it returns: the new file is written beside the old one, flushed
+/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. Writes from several
+/// processes are serialized by an advisory lock on a side file (`settings.json.lock`), and each merges its
+/// change into the file as it is on disk, so no process overwrites another's keys with stale values. Keys
+/// that no config declares are kept as they are.
+///
+/// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
+/// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
+/// error naming the path; the change stays in memory and is written with the next write that succeeds.
+public final class JSONFileStore: ConfigStore, CustomStringConvertible {
+    /// The file's location.
+    public let url: URL
+    private let file: JSONFile
+
+    /// Opens the settings file at `url`, which need not exist yet.
+    ///
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the path is a directory or cannot be
+    ///   read. A file that does not parse is not an error: it is moved aside and reported.
+    public init(url: URL) throws {
+        self.url = url.standardizedFileURL
+        file = try JSONFile.open(path: self.url.path, ifCorrupt: .quarantine)
+    }
+
+    /// Opens the settings file at `url`, which need not exist yet, and refuses one that does not parse
+    /// instead of moving it aside: for tools that must leave a damaged file exactly as it is.
+    ///
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the path is a directory, cannot be read,
+    ///   or does not parse.
+    public init(url: URL, refusingCorruptFile: Bool) throws {
+        self.url = url.standardizedFileURL
+        file = try JSONFile.open(path: self.url.path, ifCorrupt: refusingCorruptFile ? .fail : .quarantine)
+    }
+
+    /// Opens the settings file at the platform's place for `namespace`: see ``defaultURL(namespace:)``.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does.
+    public convenience init(namespace: String) throws {
+        try self.init(url: JSONFileStore.defaultURL(namespace: namespace))
+    }
+
+    /// Where settings files live on this platform: `$XDG_CONFIG_HOME/<namespace>/settings.json`, or
+    /// `~/.config/<namespace>/settings.json` when `XDG_CONFIG_HOME` is not set, on Linux; Application
+    /// Support on Apple platforms.
+    public static func defaultURL(namespace: String) -> URL {
+        #if canImport(Darwin)
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #else
+        let base = FileSystem.userConfigDirectory()
+        #endif
+        return base.appendingPathComponent(namespace, isDirectory: true).appendingPathComponent("settings.json")
+    }
+
+    /// Every key and value in the file, as last read or written.
+    public var allValues: [String: StoredValue] {
+        file.allValues
+    }
+
+    /// Returns the value stored for `key`, from memory.
+    public func value(forKey key: String) -> StoredValue? {
+        file.value(forKey: key)
+    }
+
+    /// Returns the values stored for `keys`, from memory.
+    public func values(forKeys keys: [String]) -> [String: StoredValue] {
+        file.values(forKeys: keys)
+    }
+
+    /// Stores `value` for `key` and writes the file before returning.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func setValue(_ value: StoredValue, forKey key: String) throws {
+        try file.apply([key: value])
+    }
+
+    /// Removes `key` and writes the file before returning.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func removeValue(forKey key: String) throws {
+        try file.apply([key: StoredValue?.none])
+    }
+
+    /// Replaces the value of `key` by `transform` of its value in the file as it is now, as one write under
+    /// the file's lock, so that another process's change to the same key in the meantime is not lost.
+    /// - Returns: The new value.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the change
+    ///   is then kept in memory), or what `transform` throws (nothing is changed).
+    public func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
+        try file.update(key, transform)
+    }
+
+    /// Applies all `changes` in one write: one lock, one rename.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
+    public func apply(_ changes: [String: StoredValue?]) throws {
+        try file.apply(changes)
+    }
+
+    /// Re-reads the file if another process or a person changed it.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be read.
+    public func reload() throws {
+        try file.reload()
+    }
+
+    /// Starts watching the file, so that changes other processes or people make to it reach every config
+    /// bound to it by themselves, without ``StorableConfig/reload()``.
+    ///
+    /// On Linux the kernel reports the change (inotify), and configs see it within milliseconds; elsewhere the
+    /// file is checked four times a second. Watching goes on until ``stopWatching()`` or until the last store
+    /// for the file is released. Calling it again does nothing.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file's directory cannot be created
+    ///   or watched.
+    public func startWatching() throws {
+        try file.startWatching(forcePolling: false)
+    }
+
+    /// Stops watching the file; see ``startWatching()``.
+    public func stopWatching() {
+        file.stopWatching()
+    }
+
+    /// Whether the file is being watched.
+    public var isWatching: Bool {
+        file.isWatching
+    }
+
+    /// Returns, and forgets, the keys that the last reads of the file found changed by someone else.
+    public func externallyChangedKeys() -> Set<String> {
+        file.takeExternallyChangedKeys()
+    }
+
+    /// The state shared by every store for this file in the process.
+    public var storageIdentity: AnyObject { file }
+
+    /// "JSON file <path>".
+    public var description: String { "JSON file \(url.path)" }
+}
