@@ -1,12 +1,19 @@
 #include "CStorableConfigSupport.h"
 
-// One lock per 64-byte cache line, so that neighbouring locks do not share a line between cores.
-#define LOCK_COUNT 1024
-#define WORDS_PER_LINE 16
-static uint32_t pool[LOCK_COUNT * WORDS_PER_LINE] __attribute__((aligned(64)));
-static uint32_t next_lock;
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-uint32_t *storable_config_pooled_spin_lock(void) {
-    uint32_t index = __atomic_fetch_add(&next_lock, 1, __ATOMIC_RELAXED) % LOCK_COUNT;
-    return &pool[index * WORDS_PER_LINE];
+void storable_config_futex_lock_contended(uint32_t *word) {
+    // Mark the lock contended, so that its holder wakes someone on unlock, and sleep while it stays held.
+    // The kernel sleeps only if the word is still 2, so a wake between the exchange and the wait is not lost.
+    while (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) != 0) {
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+    }
 }
+
+void storable_config_futex_wake_one(uint32_t *word) {
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+#endif

@@ -1,29 +1,9 @@
-// Small lock-free primitives for StorableConfig's hot paths, as static inline C so that Swift inlines them
-// on every platform (Synchronization's Atomic needs macOS 15 / iOS 18).
+// Small primitives for StorableConfig's hot paths, as static inline C so that Swift inlines them on every
+// platform (Synchronization's Atomic and Mutex need macOS 15 / iOS 18).
 #ifndef STORABLE_CONFIG_SUPPORT_H
 #define STORABLE_CONFIG_SUPPORT_H
 
 #include <stdint.h>
-#include <sched.h>
-
-/// Takes a spin lock: an atomic exchange when free; when held, spins on reads and yields the processor
-/// every 64 tries, so a preempted holder is not starved.
-static inline void storable_config_spin_lock(uint32_t *word) {
-    while (__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE) != 0) {
-        unsigned spins = 0;
-        while (__atomic_load_n(word, __ATOMIC_RELAXED) != 0) {
-            if (++spins == 64) {
-                sched_yield();
-                spins = 0;
-            }
-        }
-    }
-}
-
-/// Releases a spin lock taken by `storable_config_spin_lock`.
-static inline void storable_config_spin_unlock(uint32_t *word) {
-    __atomic_store_n(word, 0, __ATOMIC_RELEASE);
-}
 
 static inline uint32_t storable_config_atomic_load(uint32_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -33,7 +13,29 @@ static inline uint32_t storable_config_atomic_add(uint32_t *word, int32_t delta)
     return __atomic_add_fetch(word, (uint32_t)delta, __ATOMIC_ACQ_REL);
 }
 
-/// A spin lock from a fixed pool, handed out in turn: settings share 1,024 locks rather than each owning one.
-uint32_t *storable_config_pooled_spin_lock(void);
+#if defined(__linux__)
+// A futex lock (Drepper, "Futexes Are Tricky", mutex 2): 0 free, 1 held, 2 held with waiters. Taking a free
+// lock is one compare-and-swap and releasing an uncontended one is one exchange, inlined; a thread that
+// finds the lock held sleeps in the kernel, which knows who waits, and is woken by the unlock. It never
+// spins.
+
+void storable_config_futex_lock_contended(uint32_t *word);
+void storable_config_futex_wake_one(uint32_t *word);
+
+static inline void storable_config_futex_lock(uint32_t *word) {
+    uint32_t expected = 0;
+    if (__builtin_expect(
+            __atomic_compare_exchange_n(word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED), 1)) {
+        return;
+    }
+    storable_config_futex_lock_contended(word);
+}
+
+static inline void storable_config_futex_unlock(uint32_t *word) {
+    if (__builtin_expect(__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2, 0)) {
+        storable_config_futex_wake_one(word);
+    }
+}
+#endif
 
 #endif

@@ -1,17 +1,55 @@
 /// A setting's observers and the changes not yet told to them; guarded by the setting's lock.
+///
+/// Shaped so that the setting's critical sections neither allocate nor release anything: the observer list
+/// is replaced whole (a new array built outside the lock, swapped in under it, the old one released after),
+/// and a change is queued as a node that the writer allocated before taking the lock.
 final class ObservationState<Value> {
-    struct Observer {
+    /// A class, made outside the lock, so that `since` can be set in the critical section that adds it.
+    final class Observer {
+        let identifier: UInt64
         /// The change count when the observer was added; it is told only of later changes.
-        let since: UInt64
+        var since: UInt64 = 0
         let onChange: @Sendable (Value) -> Void
         let onEnd: (@Sendable () -> Void)?
+
+        init(identifier: UInt64, onChange: @escaping @Sendable (Value) -> Void, onEnd: (@Sendable () -> Void)?) {
+            self.identifier = identifier
+            self.onChange = onChange
+            self.onEnd = onEnd
+        }
     }
 
-    var observers: [UInt64: Observer] = [:]
+    /// Never mutated in place under the lock; see ``Setting``'s `updateObservers`.
+    var observers: [Observer] = []
+    /// Bumped whenever `observers` is replaced, so that a replacement built from an older list is retried.
+    var observersGeneration: UInt64 = 0
     var changeCount: UInt64 = 0
-    /// Writes in version order; the delivering thread skips those that kept the value.
-    var undelivered: [(number: UInt64, old: Value, new: Value, stored: StoredValue?)] = []
+    /// The queue of changes not yet delivered, in the order they were made.
+    var first: PendingChange<Value>?
+    var last: PendingChange<Value>?
     var isDelivering = false
     /// The value before a batch's first assignment, which the batch's change is measured from.
     var valueBeforeBatch: Value?
+
+    /// Appends `node`. Releases nothing: the previous last node stays referenced by its predecessor.
+    func enqueue(_ node: PendingChange<Value>) {
+        if let last { last.next = node } else { first = node }
+        last = node
+    }
+}
+
+/// One queued change of a setting, or the initial value owed to one new observer.
+final class PendingChange<Value> {
+    var number: UInt64 = 0
+    var old: Value?
+    var new: Value?
+    var stored: StoredValue?
+    /// The identifier of the observer that asked for the current value when it was added; `nil` for a change.
+    var initialFor: UInt64?
+    var next: PendingChange<Value>?
+
+    init(new: Value?, stored: StoredValue?) {
+        self.new = new
+        self.stored = stored
+    }
 }
