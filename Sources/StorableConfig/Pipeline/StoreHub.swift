@@ -5,13 +5,20 @@
 /// a delivery older than the value they hold, which makes concurrent writers converge on the value the
 /// store applied last.
 final class StoreHub: @unchecked Sendable {
-    // `version` and `receivers` are guarded by `lock`. The lock is held while the store applies a write, so
-    // versions follow the order in which the store applied the writes, and released before anyone is told.
-    private let lock = Lock()
-    private var version: UInt64 = 0
-    private var receivers: [Receiver] = []
+    /// Orders the writes to the storage: held while the store applies one, so that versions follow the order
+    /// in which the store applied them. Never held while anyone is told of a change.
+    private let writeLock = Lock()
+    /// The version counter and the configs to tell; held only to number a write or an outside change and to
+    /// list the receivers, never across a store call, so a slow store (a network round trip) delays other
+    /// writers only: reads, outside changes and deliveries go on.
+    private let feed = Locked(Feed())
     /// Kept alive so that its identity, the registry's key, cannot be reused while the hub exists.
     private let identity: AnyObject
+
+    private struct Feed {
+        var version: UInt64 = 0
+        var receivers: [Receiver] = []
+    }
 
     private struct Receiver {
         weak var config: StorableConfig?
@@ -52,14 +59,7 @@ final class StoreHub: @unchecked Sendable {
     /// Has every config bound to the storage read `keys` again: someone outside changed them.
     func storageChanged(keys: Set<String>) {
         guard !keys.isEmpty else { return }
-        var targets: [StorableConfig] = []
-        let version = lock.withLock {
-            self.version &+= 1
-            for receiver in receivers {
-                if let config = receiver.config { targets.append(config) }
-            }
-            return self.version
-        }
+        let (version, targets) = numberOutsideChange()
         for target in targets {
             target.loadSettings(version: version, onlyKeys: keys)
         }
@@ -67,16 +67,21 @@ final class StoreHub: @unchecked Sendable {
 
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
-        lock.withLock {
-            receivers.append(Receiver(config: config, context: ObjectIdentifier(context)))
-            return version
+        feed.withLock { feed in
+            feed.receivers.append(Receiver(config: config, context: ObjectIdentifier(context)))
+            return feed.version
         }
     }
 
     /// Stops deliveries to the config that owns `context`.
     func detach(_ context: ConfigContext) {
         let identifier = ObjectIdentifier(context)
-        lock.withLock { receivers.removeAll { $0.context == identifier || $0.config == nil } }
+        let removed = feed.withLock { feed in
+            let before = feed.receivers
+            feed.receivers.removeAll { $0.context == identifier || $0.config == nil }
+            return before
+        }
+        withExtendedLifetime(removed) {}
     }
 
     /// Applies `changes` to `store`, then tells every other config bound to the storage.
@@ -91,8 +96,8 @@ final class StoreHub: @unchecked Sendable {
         var everyone: [StorableConfig] = []
         var external: Set<String> = []
         let version = ProblemReports.deferring {
-            lock.lock()
-            defer { lock.unlock() }
+            writeLock.lock()
+            defer { writeLock.unlock() }
             do {
             if changes.count == 1, let change = changes.first {
                 if let stored = change.stored {
@@ -121,20 +126,31 @@ final class StoreHub: @unchecked Sendable {
     }
 
     /// Gives a write that the store just applied its version, and lists the other configs to tell and, if the
-    /// store noticed outside changes, every config. Called with `lock` held.
+    /// store noticed outside changes, every config. Called with `writeLock` held.
     private func numberWrite(
         from origin: ObjectIdentifier, external: Set<String>, targets: inout [StorableConfig],
         everyone: inout [StorableConfig]
     ) -> UInt64 {
-        version &+= 1
-        // The usual case, one config on the storage and it is the writer, needs no weak loads.
-        if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return version }
-        for index in receivers.indices {
-            guard let config = receivers[index].config else { continue }
-            if receivers[index].context != origin { targets.append(config) }
-            if !external.isEmpty { everyone.append(config) }
+        feed.withLock { feed in
+            feed.version &+= 1
+            let receivers = feed.receivers
+            // The usual case, one config on the storage and it is the writer, needs no weak loads.
+            if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return feed.version }
+            for index in receivers.indices {
+                guard let config = receivers[index].config else { continue }
+                if receivers[index].context != origin { targets.append(config) }
+                if !external.isEmpty { everyone.append(config) }
+            }
+            return feed.version
         }
-        return version
+    }
+
+    /// Gives a change made outside the process, or a reload, its version, and lists every config to tell.
+    private func numberOutsideChange() -> (version: UInt64, targets: [StorableConfig]) {
+        feed.withLock { feed in
+            feed.version &+= 1
+            return (feed.version, feed.receivers.compactMap(\.config))
+        }
     }
 
     /// Tells `targets` of `changes`, and `everyone` of the outside changes to `external` keys. Called without
@@ -169,8 +185,8 @@ final class StoreHub: @unchecked Sendable {
         var updated: StoredValue?
         var transformFailure: (any Error)?
         let version = try ProblemReports.deferring {
-            lock.lock()
-            defer { lock.unlock() }
+            writeLock.lock()
+            defer { writeLock.unlock() }
             do {
                 updated = try store.update(key) { current in
                     do {
@@ -201,21 +217,16 @@ final class StoreHub: @unchecked Sendable {
 
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
-        var targets: [StorableConfig] = []
-        let version = try ProblemReports.deferring {
-            lock.lock()
-            defer { lock.unlock() }
+        let (version, targets) = try ProblemReports.deferring {
+            writeLock.lock()
+            defer { writeLock.unlock() }
             do {
                 try store.reload()
                 _ = store.externallyChangedKeys()  // every key is read again below
             } catch {
                 throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
             }
-            self.version &+= 1
-            for receiver in receivers {
-                if let config = receiver.config { targets.append(config) }
-            }
-            return self.version
+            return numberOutsideChange()
         }
         for target in targets {
             target.loadSettings(version: version)
