@@ -163,19 +163,29 @@ enum FileSystem {
         succeeded = true
         let directoryDescriptor = open(directory, O_RDONLY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
+            _ = flushToDisk(directoryDescriptor)
             close(directoryDescriptor)
         }
     }
 
     /// Flushes a new file's contents, and the metadata needed to read them back, to the disk: `fdatasync`
-    /// where it exists (it skips timestamps), `fsync` elsewhere.
+    /// on Linux (it skips timestamps); on Apple platforms `fcntl(F_FULLFSYNC)`, because their `fsync` only
+    /// hands the data to the drive, whose cache may lose it on power loss.
     private static func flushData(_ descriptor: Int32) -> Int32 {
         #if canImport(Glibc) || canImport(Musl)
         return fdatasync(descriptor)
         #else
-        return fsync(descriptor)
+        return flushToDisk(descriptor)
         #endif
+    }
+
+    /// `fsync`, or on Apple platforms `fcntl(F_FULLFSYNC)` (falling back to `fsync` on file systems that
+    /// refuse it, as Apple's own code does).
+    private static func flushToDisk(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
     }
 
     /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file that is never replaced
