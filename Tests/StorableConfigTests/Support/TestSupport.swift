@@ -149,3 +149,23 @@ func runProduct(
         status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
         errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
 }
+
+/// Whether this test process runs under ThreadSanitizer (`swift test --sanitize=thread`), whose instrumented
+/// child processes start many times slower: tests that start processes then use fewer repetitions.
+let isRunningUnderThreadSanitizer: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+
+/// Reads from `handle` until what was read contains `text`, the other end closes, or `timeout` seconds pass.
+func readUntil(_ handle: FileHandle, contains text: String, timeout: Double) -> Data {
+    var collected = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+    while !String(decoding: collected, as: UTF8.self).contains(text) {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { break }
+        guard poll(&descriptor, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        collected += chunk
+    }
+    return collected
+}
