@@ -160,7 +160,9 @@ for (name, ours, hand) in [
 // Durable writes: a 100-key JSON file against UserDefaults set + synchronize on a 100-key suite.
 let directory = temporaryDirectory()
 let fileStore = try! JSONFileStore(url: directory.appendingPathComponent("settings.json"))
-try! fileStore.apply(Dictionary(uniqueKeysWithValues: (0..<96).map { ("bench.filler.\($0)", StoredValue.int(Int64($0))) }))
+try! fileStore.setValues(
+    Dictionary(uniqueKeysWithValues: (0..<96).map { ("bench.filler.\($0)", StoredValue.int(Int64($0))) }),
+    removingValuesForKeys: [])
 let fileConfig = BenchConfig(store: fileStore)
 let durableDefaults = freshDefaults("\(suiteName)-durable")
 for index in 0..<96 { durableDefaults.set(index, forKey: "bench.filler.\(index)") }

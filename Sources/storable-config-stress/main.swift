@@ -229,7 +229,8 @@ case "write-counter":
     if (try? store.value(forKey: "filler.0")) == nil {
         let line = StoredValue.string(String(repeating: "settings ", count: 20))
         do {
-            try store.apply(Dictionary(uniqueKeysWithValues: (0..<100).map { ("filler.\($0)", line) }))
+            try store.setValues(
+                Dictionary(uniqueKeysWithValues: (0..<100).map { ("filler.\($0)", line) }), removingValuesForKeys: [])
         } catch {
             fail("\(error)", status: 1)
         }

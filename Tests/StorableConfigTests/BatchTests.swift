@@ -20,9 +20,11 @@ final class RecordingStore: ConfigStore {
         inner.removeValue(forKey: key)
     }
 
-    func apply(_ changes: [String: StoredValue?]) {
+    func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) {
+        var changes: [String: StoredValue?] = values
+        for key in keysToRemove { changes[key] = .some(nil) }
         writes.withLock { $0.append(changes) }
-        inner.apply(changes)
+        inner.setValues(values, removingValuesForKeys: keysToRemove)
     }
 }
 

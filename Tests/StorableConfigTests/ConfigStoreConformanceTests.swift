@@ -56,12 +56,12 @@ struct ConfigStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func applySetsAndRemovesInOneCall(kind: StoreKind) throws {
+    func setValuesSetsAndRemovesInOneCall(kind: StoreKind) throws {
         let fixture = StoreFixture(kind)
         defer { withExtendedLifetime(fixture) {} }
         let store = fixture.open()
         try store.setValue(.int(1), forKey: "gone")
-        try store.apply(["gone": nil, "new": .string("n"), "other": .bool(true)])
+        try store.setValues(["new": .string("n"), "other": .bool(true)], removingValuesForKeys: ["gone"])
         #expect(try store.values(forKeys: ["gone", "new", "other"]) == ["new": .string("n"), "other": .bool(true)])
         try store.reload()
         #expect(try store.value(forKey: "new") == .string("n"))

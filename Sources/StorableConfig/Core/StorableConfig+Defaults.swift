@@ -15,7 +15,7 @@ extension StorableConfig {
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
         get {
-            ProblemReports.deferring {
+            OutsideLocks.deferring {
                 defaultStoreStorage.withLock { store in
                 if let store { return store }
                     let created = makeDefaultStore()
@@ -41,7 +41,7 @@ extension StorableConfig {
     }
 
     static func report(_ error: StorableConfigError) {
-        ProblemReports.report(error)
+        OutsideLocks.report(error)
     }
 
     private static func printToStandardError(_ error: StorableConfigError) {

@@ -37,7 +37,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
     static func hub(for store: any ConfigStore) -> StoreHub {
-        let identity = store.storageIdentity
+        let identity = (store as? any SharedConfigStore)?.storageIdentity ?? store
         let key = ObjectIdentifier(identity)
         return registry.withLock { hubs in
             if let hub = hubs[key]?.hub, hub.identity === identity { return hub }
@@ -56,12 +56,15 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Has every config bound to the storage read `keys` again: someone outside changed them.
+    /// Has every config bound to the storage read `keys` again: someone outside changed them. Inside the
+    /// framework's locks (a store reporting from within a write), it happens when the locks are released.
     func storageChanged(keys: Set<String>) {
         guard !keys.isEmpty else { return }
-        let (version, targets) = numberOutsideChange()
-        for target in targets {
-            target.loadSettings(version: version, onlyKeys: keys)
+        OutsideLocks.run { [self] in
+            let (version, targets) = numberOutsideChange()
+            for target in targets {
+                target.loadSettings(version: version, onlyKeys: keys)
+            }
         }
     }
 
@@ -93,53 +96,52 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        var everyone: [StorableConfig] = []
-        var external: Set<String> = []
-        let version = ProblemReports.deferring {
+        let version = OutsideLocks.deferring {
             writeLock.lock()
             defer { writeLock.unlock() }
             do {
-            if changes.count == 1, let change = changes.first {
-                if let stored = change.stored {
-                    try store.setValue(stored, forKey: change.key)
-                } else {
-                    try store.removeValue(forKey: change.key)
+                if changes.count == 1, let change = changes.first {
+                    if let stored = change.stored {
+                        try store.setValue(stored, forKey: change.key)
+                    } else {
+                        try store.removeValue(forKey: change.key)
+                    }
+                } else if !changes.isEmpty {
+                    var values: [String: StoredValue] = [:]
+                    var removed: [String] = []
+                    for change in changes {
+                        if let stored = change.stored { values[change.key] = stored } else { removed.append(change.key) }
+                    }
+                    try store.setValues(values, removingValuesForKeys: removed)
                 }
-            } else if !changes.isEmpty {
-                var batch: [String: StoredValue?] = [:]
-                for change in changes { batch[change.key] = .some(change.stored) }
-                try store.apply(batch)
-            }
             } catch {
                 failure = error
             }
-            external = store.externallyChangedKeys()
-            return numberWrite(from: origin, external: external, targets: &targets, everyone: &everyone)
+            return numberWrite(from: origin, targets: &targets)
         }
         if let failure {
             for change in changes {
                 StorableConfig.report(.writeFailed(key: change.key, reason: "\(failure)"))
             }
         }
-        deliver(changes, version: version, to: targets, external: external, everyone: everyone)
+        for target in targets {
+            for change in changes {
+                target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
+            }
+        }
         return version
     }
 
-    /// Gives a write that the store just applied its version, and lists the other configs to tell and, if the
-    /// store noticed outside changes, every config. Called with `writeLock` held.
-    private func numberWrite(
-        from origin: ObjectIdentifier, external: Set<String>, targets: inout [StorableConfig],
-        everyone: inout [StorableConfig]
-    ) -> UInt64 {
+    /// Gives a write that the store just applied its version, and lists the other configs to tell. Called with
+    /// `writeLock` held.
+    private func numberWrite(from origin: ObjectIdentifier, targets: inout [StorableConfig]) -> UInt64 {
         feed.withLock { feed in
             feed.version &+= 1
             let receivers = feed.receivers
             // The usual case, one config on the storage and it is the writer, needs no weak loads.
-            if receivers.count == 1, receivers[0].context == origin, external.isEmpty { return feed.version }
-            for index in receivers.indices {
-                guard let config = receivers[index].config else { continue }
-                if receivers[index].context != origin { targets.append(config) }
-                if !external.isEmpty { everyone.append(config) }
+            if receivers.count == 1, receivers[0].context == origin { return feed.version }
+            for receiver in receivers where receiver.context != origin {
+                if let config = receiver.config { targets.append(config) }
             }
             return feed.version
         }
@@ -153,44 +155,28 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Tells `targets` of `changes`, and `everyone` of the outside changes to `external` keys. Called without
-    /// the lock.
-    private func deliver(
-        _ changes: some Collection<SettingChange>, version: UInt64, to targets: [StorableConfig],
-        external: Set<String>, everyone: [StorableConfig]
-    ) {
-        for target in targets {
-            for change in changes {
-                target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
-            }
-        }
-        for config in everyone {
-            config.loadSettings(version: version, onlyKeys: external)
-        }
-    }
-
-    /// Replaces the value of `key` by `transform` of its value in `store`, as one write, then tells every other
-    /// config bound to the storage, as ``write(_:to:from:)`` does.
+    /// Replaces the values of `keys` by `transform` of their values in `store`, as one
+    /// ``ConfigStore/updateValues(forKeys:_:)``, then tells every other config bound to the storage, as
+    /// ``write(_:to:from:)`` does.
     ///
-    /// - Returns: The version of the write, the new value, and whether the store failed to write it.
+    /// - Returns: The version of the write, the values of `keys` after it, and whether the store failed to
+    ///   write them (the values are then what the store holds).
     /// - Throws: What `transform` throws; nothing is then changed.
     func update(
-        key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
+        keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void, in store: any ConfigStore,
         from origin: ObjectIdentifier
-    ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
+    ) throws -> (version: UInt64, values: [String: StoredValue], failed: Bool) {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        var everyone: [StorableConfig] = []
-        var external: Set<String> = []
-        var updated: StoredValue?
+        var updated: [String: StoredValue] = [:]
         var transformFailure: (any Error)?
-        let version = try ProblemReports.deferring {
+        let version = try OutsideLocks.deferring {
             writeLock.lock()
             defer { writeLock.unlock() }
             do {
-                updated = try store.update(key) { current in
+                updated = try store.updateValues(forKeys: keys) { values in
                     do {
-                        return try transform(current)
+                        try transform(&values)
                     } catch {
                         transformFailure = error
                         throw error
@@ -201,28 +187,38 @@ final class StoreHub: @unchecked Sendable {
                 if let transformFailure { throw transformFailure }
                 // The store failed: it holds what it held, or the change in memory; read that.
                 failure = error
-                updated = try? store.value(forKey: key)
+                updated = (try? store.values(forKeys: keys)) ?? [:]
             }
-            external = store.externallyChangedKeys()
-            return numberWrite(from: origin, external: external, targets: &targets, everyone: &everyone)
+            return numberWrite(from: origin, targets: &targets)
         }
         if let failure {
-            StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
+            for key in keys { StorableConfig.report(.writeFailed(key: key, reason: "\(failure)")) }
         }
-        deliver(
-            CollectionOfOne(SettingChange(key: key, stored: updated, typedValue: nil)), version: version, to: targets,
-            external: external, everyone: everyone)
+        for target in targets {
+            for key in keys {
+                target.receive(key: key, stored: updated[key], typedValue: nil, version: version)
+            }
+        }
         return (version, updated, failure != nil)
+    }
+
+    /// Replaces the value of `key` by `transform` of its value in `store`: ``update(keys:_:in:from:)`` for one
+    /// key.
+    func update(
+        key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
+        from origin: ObjectIdentifier
+    ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
+        let result = try update(keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
+        return (result.version, result.values[key], result.failed)
     }
 
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
-        let (version, targets) = try ProblemReports.deferring {
+        let (version, targets) = try OutsideLocks.deferring {
             writeLock.lock()
             defer { writeLock.unlock() }
             do {
                 try store.reload()
-                _ = store.externallyChangedKeys()  // every key is read again below
             } catch {
                 throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
             }

@@ -4,6 +4,8 @@
 /// ``StorableConfig`` reads every key it declares from its store once, when it is created, keeps the values
 /// in memory, and calls ``setValue(_:forKey:)`` or ``removeValue(forKey:)`` on every assignment.
 ///
+/// Three methods make a store; the others have default implementations built on them:
+///
 /// ```swift
 /// final class RemoteStore: ConfigStore {
 ///     func value(forKey key: String) throws -> StoredValue? { … }
@@ -13,74 +15,126 @@
 /// let config = AppConfig(store: RemoteStore())
 /// ```
 ///
-/// ## What an implementation must guarantee
+/// A store whose storage other processes or machines change, or that several store objects share, also
+/// adopts ``SharedConfigStore``. `Docs/WritingAStore.md` in the repository walks through a store, and the
+/// `StorableConfigTesting` library checks one against what follows in one call.
+///
+/// ## What every store must guarantee
 /// - Every method is safe to call from any thread at any time.
-/// - After ``setValue(_:forKey:)`` returns, ``value(forKey:)`` returns that value until the next change,
-///   and the value is as durable as the store documents (the stores in this package keep it across a
-///   normal process exit).
-/// - A method that fails throws; the durable storage then still holds the previous value. (A store may keep
-///   the change in memory and write it later, as ``JSONFileStore`` does.) Keys that no config declares are
-///   never removed or rewritten.
+/// - Read your writes: after ``setValue(_:forKey:)`` returns, ``value(forKey:)`` returns that value, and after
+///   ``removeValue(forKey:)`` returns, `nil`, until the next change.
+/// - A change to one key leaves every other key as it was: keys that no config declares are never removed
+///   or rewritten.
 /// - Values come back as they were given, or in a form that ``StoredValue``'s conversions accept for the
 ///   same Swift type (a date as ISO 8601 text, data as base64 text, a `Float` as a `Double`).
+/// - ``updateValues(forKeys:_:)`` changes nothing when its transform throws, and otherwise applies the whole
+///   result or throws.
 ///
-/// Configs bound to stores with the same ``storageIdentity`` in one process see each other's writes at
-/// once: the framework tells them, so an implementation need not notify anyone.
+/// ## What a store documents as its own
+/// - **Durability**: when a change is safe (on disk before the call returns, committed by a quorum, in
+///   memory only).
+/// - **Failure**: what the storage holds after a write throws. A file can promise the previous value; a
+///   network store cannot, because a timeout can come after the commit.
+/// - **Atomicity across processes**: ``updateAtomicity``.
+/// - **Outside changes**: how changes made by others become visible (``reload()``, a watch).
 public protocol ConfigStore: AnyObject, Sendable {
     /// Returns the value stored for `key`, or `nil` if there is none.
     /// - Throws: If the storage cannot be read.
     func value(forKey key: String) throws -> StoredValue?
 
-    /// Returns the values stored for `keys`; keys with no value are absent from the result.
-    ///
-    /// The default implementation calls ``value(forKey:)`` for each key; a store that can read many keys at
-    /// once should implement this.
-    /// - Throws: If the storage cannot be read.
-    func values(forKeys keys: [String]) throws -> [String: StoredValue]
-
     /// Stores `value` for `key`.
-    /// - Throws: If the value cannot be stored; the durable storage then still holds the previous value.
+    /// - Throws: If the value cannot be stored.
     func setValue(_ value: StoredValue, forKey key: String) throws
 
     /// Removes the value stored for `key`, if any.
-    /// - Throws: If the storage cannot be written; the durable storage then still holds the previous value.
+    /// - Throws: If the storage cannot be written.
     func removeValue(forKey key: String) throws
 
-    /// Applies several changes as one write, where the store can: a `nil` value removes the key.
+    /// Returns the values stored for `keys`; keys with no value are absent from the result.
     ///
-    /// The default implementation applies the changes one by one.
+    /// The default implementation calls ``value(forKey:)`` for each key; a store that can read many keys at
+    /// once should implement it.
+    /// - Throws: If the storage cannot be read.
+    func values(forKeys keys: [String]) throws -> [String: StoredValue]
+
+    /// Stores `values` and removes the values of `keysToRemove`, as one write where the store can.
+    ///
+    /// The framework calls it for a ``StorableConfig/batch(_:)``. The default implementation calls
+    /// ``setValue(_:forKey:)`` and ``removeValue(forKey:)`` for each key, so a failure can leave some of the
+    /// changes made.
     /// - Throws: If the storage cannot be written.
-    func apply(_ changes: [String: StoredValue?]) throws
+    func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws
 
-    /// Replaces the value of `key` by `transform` of its current value, as one read-modify-write: a `nil`
-    /// result removes the key. Record collections use it to change one record of a stored dictionary.
+    /// Reads the values of `keys`, lets `transform` change them, and writes the result, as one
+    /// read-modify-write: record collections change one record of a stored dictionary with it, and moves and
+    /// migrations change several keys at once.
     ///
-    /// The default implementation reads with ``value(forKey:)`` and writes with ``setValue(_:forKey:)`` or
-    /// ``removeValue(forKey:)``; the framework serialises it against every other write in this process. A
-    /// store shared by several processes should make it atomic across them, as ``JSONFileStore`` does.
-    /// - Returns: The new value.
-    /// - Throws: What `transform` throws (nothing is then changed), or if the storage cannot be written.
-    func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue?
+    /// `transform` receives the keys that hold a value; it may change, add or remove entries for `keys`
+    /// (entries for other keys are ignored). If it throws, nothing is changed. The framework serialises calls
+    /// for one storage within a process; ``updateAtomicity`` says whether other processes can interleave.
+    /// The default implementation reads with ``values(forKeys:)`` and writes with
+    /// ``setValues(_:removingValuesForKeys:)``.
+    /// - Returns: The values of `keys` after the write.
+    /// - Throws: What `transform` throws, or if the storage cannot be read or written.
+    @discardableResult
+    func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue]
 
-    /// Re-reads the underlying storage so that changes made by other processes become visible.
+    /// Whether ``updateValues(forKeys:_:)`` is atomic against writers in other processes. The default is
+    /// ``ConfigStoreAtomicity/withinProcess``.
+    var updateAtomicity: ConfigStoreAtomicity { get }
+
+    /// Re-reads the underlying storage so that changes made by others become visible.
     ///
     /// The default implementation does nothing, which suits stores that always read through.
     /// - Throws: If the storage cannot be read.
     func reload() throws
+}
 
-    /// Returns, and forgets, the keys whose values the store found changed by someone else (another process,
-    /// a person editing a file) since it was last asked.
-    ///
-    /// The framework asks after every write and updates the configs bound to the storage, so a store that
-    /// re-reads its storage before writing makes outside changes visible with the next write. The default
-    /// implementation returns an empty set.
-    func externallyChangedKeys() -> Set<String>
+/// How far a store's ``ConfigStore/updateValues(forKeys:_:)`` is atomic.
+public enum ConfigStoreAtomicity: Sendable, Hashable {
+    /// Atomic against writers in this process only (the framework serialises them); another process may
+    /// write between the read and the write.
+    case withinProcess
+    /// One all-or-nothing write that no writer in any process can interleave with: a file lock, a
+    /// compare-and-swap transaction.
+    case acrossProcesses
+}
 
+/// A store whose storage is shared: by several store objects in this process, or by other processes or
+/// machines that change it.
+///
+/// Configs bound to stores with the same ``storageIdentity`` in one process see each other's writes at
+/// once, without the store's help. Changes made elsewhere (another process, a person editing a file, an
+/// operator of a remote store) reach the configs when the store reports them with
+/// ``storageDidChange(forKeys:)``, from any thread, at any time.
+///
+/// ```swift
+/// final class RemoteStore: SharedConfigStore {
+///     // … the three ConfigStore methods …
+///     var storageIdentity: AnyObject { connection }
+///     func watchCallback(changedKeys: Set<String>) { storageDidChange(forKeys: changedKeys) }
+/// }
+/// ```
+public protocol SharedConfigStore: ConfigStore {
     /// The object whose identity decides which stores share one storage within this process.
     ///
     /// Two ``JSONFileStore``s for one file share it, as do two ``UserDefaultsStore``s for one `UserDefaults`
-    /// object. The default is the store itself.
+    /// object.
     var storageIdentity: AnyObject { get }
+}
+
+extension SharedConfigStore {
+    /// Tells every config bound to this storage that the values of `keys` changed outside this process: each
+    /// reads them again with ``ConfigStore/values(forKeys:)`` and tells its observers.
+    ///
+    /// Call it after the store's own state holds the new values, without holding a lock that
+    /// ``ConfigStore/values(forKeys:)`` takes. Called while the framework is writing to this storage (from
+    /// inside ``ConfigStore/setValue(_:forKey:)``), the configs are told when that write ends.
+    public func storageDidChange(forKeys keys: Set<String>) {
+        StoreHub.existingHub(for: storageIdentity)?.storageChanged(keys: keys)
+    }
 }
 
 extension ConfigStore {
@@ -94,33 +148,51 @@ extension ConfigStore {
     }
 
     /// Applies each change with ``setValue(_:forKey:)`` or ``removeValue(forKey:)``.
-    public func apply(_ changes: [String: StoredValue?]) throws {
-        for (key, value) in changes {
-            if let value {
-                try setValue(value, forKey: key)
-            } else {
-                try removeValue(forKey: key)
-            }
-        }
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        for (key, value) in values { try setValue(value, forKey: key) }
+        for key in keysToRemove { try removeValue(forKey: key) }
     }
 
-    /// Reads, transforms and writes the value.
-    public func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
-        let updated = try transform(try value(forKey: key))
-        if let updated {
-            try setValue(updated, forKey: key)
-        } else {
-            try removeValue(forKey: key)
-        }
+    /// Reads with ``values(forKeys:)``, transforms, and writes what changed with
+    /// ``setValues(_:removingValuesForKeys:)``.
+    @discardableResult
+    public func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        let current = try values(forKeys: keys)
+        let (updated, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+        if !changed.isEmpty || !removed.isEmpty { try setValues(changed, removingValuesForKeys: removed) }
         return updated
     }
 
+    /// ``ConfigStoreAtomicity/withinProcess``.
+    public var updateAtomicity: ConfigStoreAtomicity { .withinProcess }
+
     /// Does nothing.
     public func reload() throws {}
+}
 
-    /// Returns an empty set.
-    public func externallyChangedKeys() -> Set<String> { [] }
-
-    /// The store itself.
-    public var storageIdentity: AnyObject { self }
+/// What an ``ConfigStore/updateValues(forKeys:_:)`` changes, worked out once for every store.
+enum ConfigStoreUpdate {
+    /// Runs `transform` on `current`, the values of `keys`, and returns the values after it, the entries to
+    /// store and the keys to remove. Entries for keys outside `keys` are dropped.
+    static func apply(
+        _ transform: (inout [String: StoredValue]) throws -> Void, to current: [String: StoredValue], keys: [String]
+    ) rethrows -> (updated: [String: StoredValue], changed: [String: StoredValue], removed: [String]) {
+        var updated = current
+        try transform(&updated)
+        var changed: [String: StoredValue] = [:]
+        var removed: [String] = []
+        var result: [String: StoredValue] = [:]
+        for key in keys {
+            switch (current[key], updated[key]) {
+            case (let old, let new?):
+                result[key] = new
+                if old != new { changed[key] = new }
+            case (_?, nil): removed.append(key)
+            case (nil, nil): break
+            }
+        }
+        return (result, changed, removed)
+    }
 }

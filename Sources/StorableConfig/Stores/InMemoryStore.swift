@@ -43,12 +43,33 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
         storage.withLock { _ = $0.removeValue(forKey: key) }
     }
 
-    /// Applies all changes at once.
-    public func apply(_ changes: [String: StoredValue?]) {
-        storage.withLock { values in
-            for (key, value) in changes { values[key] = value }
+    /// Stores `values` and removes `keysToRemove` at once.
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) {
+        storage.withLock { stored in
+            for (key, value) in values { stored[key] = value }
+            for key in keysToRemove { stored[key] = nil }
         }
     }
+
+    /// Reads, transforms and writes the values of `keys` under the store's lock: no other write, from any
+    /// thread, comes between. (`transform` must not use the store.)
+    @discardableResult
+    public func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try storage.withLock { stored in
+            var current: [String: StoredValue] = [:]
+            for key in keys { current[key] = stored[key] }
+            let (updated, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+            for (key, value) in changed { stored[key] = value }
+            for key in removed { stored[key] = nil }
+            return updated
+        }
+    }
+
+    /// ``ConfigStoreAtomicity/acrossProcesses``: memory is not shared with other processes, and within this
+    /// one every update holds the store's lock.
+    public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
 
     /// "memory".
     public var description: String { "memory" }

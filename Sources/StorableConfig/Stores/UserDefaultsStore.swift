@@ -21,7 +21,7 @@ import Foundation
 /// normal process exit (``Saving/coalesced``), which costs a write what a plain `UserDefaults.set` costs;
 /// or before each write returns (``Saving/onEveryWrite``), at about 0.3 ms a write. On Apple platforms
 /// `UserDefaults` saves by itself and both behave the same.
-public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomStringConvertible {
+public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
     /// The string stored for an explicit "no value".
     public static let nullMarker = "<StorableConfig.null>"
 
@@ -116,17 +116,15 @@ public final class UserDefaultsStore: ConfigStore, @unchecked Sendable, CustomSt
         try persist(key: key)
     }
 
-    /// Applies all `changes`, then saves once.
+    /// Stores `values` and removes `keysToRemove`, then saves once.
+    ///
+    /// `UserDefaults` has no transaction: another process can read the file between two of these changes,
+    /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
-    public func apply(_ changes: [String: StoredValue?]) throws {
-        for (key, value) in changes {
-            if let value {
-                defaults.set(Self.propertyListValue(from: value), forKey: key)
-            } else {
-                defaults.removeObject(forKey: key)
-            }
-        }
-        if let key = changes.keys.sorted().first { try persist(key: key) }
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        for (key, value) in values { defaults.set(Self.propertyListValue(from: value), forKey: key) }
+        for key in keysToRemove { defaults.removeObject(forKey: key) }
+        if let key = (Array(values.keys) + keysToRemove).min() { try persist(key: key) }
     }
 
     /// Saves what was written and re-reads the defaults database, so that other processes' writes become

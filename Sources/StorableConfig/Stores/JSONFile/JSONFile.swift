@@ -55,7 +55,7 @@ final class JSONFile: @unchecked Sendable {
     /// does not parse is left alone: someone may be writing it in place, and the next event reads it again.
     private func changedOnDisk() {
         do {
-            try ProblemReports.deferring {
+            try OutsideLocks.deferring {
                 try lock.withLock {
                     try failing(on: path) { try readFromDisk(ifCorrupt: .keep) }
                 }
@@ -64,14 +64,13 @@ final class JSONFile: @unchecked Sendable {
             StorableConfig.report(.reloadFailed(store: "JSON file \(path)", reason: "\(error)"))
             return
         }
-        let keys = takeExternallyChangedKeys()
-        StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
+        announceExternalChanges()
     }
 
     private static let openFiles = Locked<[String: WeakFile]>([:])
 
     static func open(path: String, ifCorrupt action: CorruptFileAction) throws -> JSONFile {
-        try ProblemReports.deferring {
+        try OutsideLocks.deferring {
             try openFiles.withLock { files in
             if let file = files[path]?.file { return file }
                 let file = try JSONFile(path: path, ifCorrupt: action)
@@ -117,22 +116,42 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func apply(_ changes: [String: StoredValue?]) throws {
-        try ProblemReports.deferring { try write(changes: { changes }) }
+        try OutsideLocks.deferring {
+            defer { announceExternalChanges() }
+            try write(changes: { changes })
+        }
     }
 
-    /// Replaces the value of `key` by `transform` of the value in the file as it is now, under the file's
-    /// lock, so that another process's change to the same key is not overwritten.
-    func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
-        try ProblemReports.deferring {
-            var updated: StoredValue?
-            // Not remembered as unwritten on failure: a whole value computed from a stale file would overwrite
-            // what others write meanwhile. The caller keeps its change and applies it again later.
+    /// Replaces the values of `keys` by `transform` of the values in the file as it is now, under the file's
+    /// lock, so that no other process's write comes between.
+    func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try OutsideLocks.deferring {
+            defer { announceExternalChanges() }
+            var updated: [String: StoredValue] = [:]
+            // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
+            // others write meanwhile. The caller keeps its change and applies it again later.
             try write(remembering: false) { [self] in
-                updated = try transform(values[key])
-                return [key: updated]
+                var current: [String: StoredValue] = [:]
+                for key in keys { current[key] = values[key] }
+                let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+                updated = result
+                var changes: [String: StoredValue?] = [:]
+                for (key, value) in changed { changes[key] = .some(value) }
+                for key in removed { changes[key] = .some(nil) }
+                return changes
             }
             return updated
         }
+    }
+
+    /// Tells the configs bound to the file of the keys that the last read found changed by someone else.
+    /// Called without `lock`; inside a config's write, the configs are told when it ends.
+    private func announceExternalChanges() {
+        let keys = takeExternallyChangedKeys()
+        guard !keys.isEmpty else { return }
+        StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
 
     /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
@@ -197,15 +216,14 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func reload() throws {
-        try ProblemReports.deferring {
+        try OutsideLocks.deferring {
+            defer { announceExternalChanges() }
             try lock.withLock {
                 try failing(on: path) { try readFromDisk() }
             }
         }
     }
 
-    /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
-    /// top. Called with `lock` held.
     /// What to do with a file that does not parse.
     enum CorruptFileAction {
         /// Move it aside, report it, and go on from the values last known.
@@ -216,6 +234,8 @@ final class JSONFile: @unchecked Sendable {
         case fail
     }
 
+    /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
+    /// top. Called with `lock` held.
     private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws {
         let previous = values
         defer { noteExternalChanges(from: previous) }

@@ -26,7 +26,7 @@ import Foundation
 /// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
 /// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
 /// error naming the path; the change stays in memory and is written with the next write that succeeds.
-public final class JSONFileStore: ConfigStore, CustomStringConvertible {
+public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// The file's location.
     public let url: URL
     private let file: JSONFile
@@ -95,20 +95,32 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
         try file.apply([key: StoredValue?.none])
     }
 
-    /// Replaces the value of `key` by `transform` of its value in the file as it is now, as one write under
-    /// the file's lock, so that another process's change to the same key in the meantime is not lost.
-    /// - Returns: The new value.
-    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the change
-    ///   is then kept in memory), or what `transform` throws (nothing is changed).
-    public func update(_ key: String, _ transform: (StoredValue?) throws -> StoredValue?) throws -> StoredValue? {
-        try file.update(key, transform)
-    }
-
-    /// Applies all `changes` in one write: one lock, one rename.
-    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written.
-    public func apply(_ changes: [String: StoredValue?]) throws {
+    /// Stores `values` and removes `keysToRemove` in one write: one lock, one rename.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the
+    ///   changes are then kept in memory and written with the next write that succeeds).
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        var changes: [String: StoredValue?] = [:]
+        for (key, value) in values { changes[key] = .some(value) }
+        for key in keysToRemove { changes[key] = .some(nil) }
         try file.apply(changes)
     }
+
+    /// Replaces the values of `keys` by `transform` of their values in the file as it is now, as one write
+    /// under the file's lock, so that no other process's write comes between the read and the write.
+    /// - Returns: The values of `keys` after the write.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the result
+    ///   then shows in memory until the file is next read, and is never written later: values computed from
+    ///   a file that could not be read must not overwrite what others write meanwhile), or what `transform`
+    ///   throws (nothing is changed).
+    @discardableResult
+    public func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try file.updateValues(forKeys: keys, transform)
+    }
+
+    /// ``ConfigStoreAtomicity/acrossProcesses``: every write holds an advisory lock on the file.
+    public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
 
     /// Re-reads the file if another process or a person changed it.
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be read.
@@ -136,11 +148,6 @@ public final class JSONFileStore: ConfigStore, CustomStringConvertible {
     /// Whether the file is being watched.
     public var isWatching: Bool {
         file.isWatching
-    }
-
-    /// Returns, and forgets, the keys that the last reads of the file found changed by someone else.
-    public func externallyChangedKeys() -> Set<String> {
-        file.takeExternallyChangedKeys()
     }
 
     /// The state shared by every store for this file in the process.
