@@ -74,6 +74,10 @@ enum FileSystem {
             if code == ENOENT { return .missing }
             throw Failure(path: path, operation: "stat", errno: code)
         }
+        return kind(of: info)
+    }
+
+    private static func kind(of info: stat) -> Kind {
         switch info.st_mode & S_IFMT {
         case S_IFDIR: return .directory
         case S_IFREG:
@@ -128,7 +132,9 @@ enum FileSystem {
     /// Replaces the file at `path` with `data` so that a crash at any instant leaves either the old or the
     /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and
     /// flush the directory.
-    static func replaceFile(atPath path: String, with data: Data, permissions: mode_t) throws {
+    /// - Returns: The stamp of the new file, taken from its descriptor (no second look at the path).
+    @discardableResult
+    static func replaceFile(atPath path: String, with data: Data, permissions: mode_t) throws -> Stamp? {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let serial = temporaryCounter.withLock { counter in
@@ -139,6 +145,7 @@ enum FileSystem {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard descriptor >= 0 else { throw Failure(path: path, operation: "creating a temporary file", errno: errno) }
         var succeeded = false
+        var stamp: Stamp?
         defer {
             if !succeeded { unlink(temporary) }
         }
@@ -158,6 +165,8 @@ enum FileSystem {
                 }
             }
             guard flushData(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
+            var info = stat()
+            if fstat(descriptor, &info) == 0, case .file(let newStamp, _) = kind(of: info) { stamp = newStamp }
         }
         guard rename(temporary, path) == 0 else { throw Failure(path: path, operation: "rename", errno: errno) }
         succeeded = true
@@ -166,6 +175,7 @@ enum FileSystem {
             _ = flushToDisk(directoryDescriptor)
             close(directoryDescriptor)
         }
+        return stamp
     }
 
     /// Flushes a new file's contents, and the metadata needed to read them back, to the disk: `fdatasync`
@@ -190,8 +200,14 @@ enum FileSystem {
 
     /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file that is never replaced
     /// (a lock on the data file itself would not survive the rename that replaces it).
+    ///
+    /// A missing directory is created (and only then looked at), so the usual write makes no extra call.
     static func withExclusiveLock<Result>(onPath lockPath: String, _ body: () throws -> Result) throws -> Result {
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        var descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            try createDirectory(atPath: (lockPath as NSString).deletingLastPathComponent)
+            descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        }
         guard descriptor >= 0 else { throw Failure(path: lockPath, operation: "opening the lock file", errno: errno) }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {

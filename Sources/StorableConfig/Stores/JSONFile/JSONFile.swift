@@ -57,7 +57,7 @@ final class JSONFile: @unchecked Sendable {
         do {
             try OutsideLocks.deferring {
                 try lock.withLock {
-                    try failing(on: path) { try readFromDisk(ifCorrupt: .keep) }
+                    try failing(on: path) { _ = try readFromDisk(ifCorrupt: .keep) }
                 }
             }
         } catch {
@@ -91,7 +91,7 @@ final class JSONFile: @unchecked Sendable {
             case .other:
                 throw FileSystem.Failure(path: path, reason: "it is not a regular file")
             case .missing, .file:
-                try readFromDisk(ifCorrupt: action)
+                _ = try readFromDisk(ifCorrupt: action)
             }
         }
         externallyChanged = []
@@ -171,16 +171,13 @@ final class JSONFile: @unchecked Sendable {
             }
             do {
                 try failing(on: path) {
-                    let directory = (path as NSString).deletingLastPathComponent
-                    if case .missing = try FileSystem.kind(ofPath: directory) {
-                        try FileSystem.createDirectory(atPath: directory)
-                    }
                     try FileSystem.withExclusiveLock(onPath: lockPath) {
-                        // Merge into the file as it is now, so that other processes' writes survive.
-                        try readFromDisk()
+                        // Merge into the file as it is now, so that other processes' writes survive. The one
+                        // look at the path, which also gives the mode to keep.
+                        let kind = try readFromDisk()
                         try applyChanges()
                         var permissions: mode_t = 0o600
-                        if case .file(_, let existing) = try FileSystem.kind(ofPath: path) {
+                        if case .file(_, let existing) = kind {
                             // The mode bits say what the user meant, also for root, whom access(2) lets write.
                             guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
                                 throw FileSystem.Failure(
@@ -191,9 +188,8 @@ final class JSONFile: @unchecked Sendable {
                         var text = Data(
                             JSONText.string(from: .dictionary(values), pretty: true, rawMembers: rawMembers).utf8)
                         text.append(0x0A)
-                        try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
+                        stamp = try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
                         unwritten = [:]
-                        if case .file(let newStamp, _) = try FileSystem.kind(ofPath: path) { stamp = newStamp }
                     }
                 }
             } catch let error as StorableConfigError {
@@ -219,7 +215,7 @@ final class JSONFile: @unchecked Sendable {
         try OutsideLocks.deferring {
             defer { announceExternalChanges() }
             try lock.withLock {
-                try failing(on: path) { try readFromDisk() }
+                try failing(on: path) { _ = try readFromDisk() }
             }
         }
     }
@@ -236,13 +232,15 @@ final class JSONFile: @unchecked Sendable {
 
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held.
-    private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws {
+    /// - Returns: What the one `stat` of the path found.
+    private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws -> FileSystem.Kind {
         let previous = values
         defer { noteExternalChanges(from: previous) }
         let kind = try FileSystem.kind(ofPath: path)
+        var quarantined = false
         switch kind {
         case .file(let current, _) where current == stamp:
-            return
+            return kind
         case .missing:
             stamp = nil
             values = [:]
@@ -263,6 +261,7 @@ final class JSONFile: @unchecked Sendable {
                 case .quarantine:
                     let movedTo = try FileSystem.quarantine(path: path)
                     StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
+                    quarantined = true
                 case .keep:
                     break
                 case .fail:
@@ -279,6 +278,7 @@ final class JSONFile: @unchecked Sendable {
             values[key] = value
             rawMembers[key] = nil
         }
+        return quarantined ? .missing : kind
     }
 }
 
