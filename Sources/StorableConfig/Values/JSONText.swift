@@ -161,6 +161,17 @@ enum JSONText {
         }
     }
 
+    /// The stored form of a number written as JSON text, as ``parse(_:)`` reads it: an integer without a
+    /// fraction or exponent is ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)`` above `Int64.max`),
+    /// anything else ``StoredValue/double(_:)``.
+    static func number(fromText text: String) -> StoredValue {
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            if let number = Int64(text) { return .int(number) }
+            if let number = UInt64(text) { return .uint(number) }
+        }
+        return .double(Double(text) ?? .nan)
+    }
+
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0

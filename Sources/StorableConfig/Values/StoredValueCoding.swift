@@ -3,13 +3,13 @@ import Foundation
 /// Converts any `Codable` value to and from its ``StoredValue``.
 ///
 /// Types with a native stored form (``StoredValueConvertible``) convert directly. Every other `Codable`
-/// type (a struct, a class, an enum) goes through `JSONEncoder` and becomes a tree of stored values, so a
-/// struct is a readable JSON object in the file store and a dictionary in UserDefaults. Dates inside such
-/// types are ISO 8601 text with full precision, data is base64, and non-finite numbers are the strings
-/// "Infinity", "-Infinity" and "NaN".
+/// type (a struct, a class, an enum) goes through ``StoredValueEncoder`` and becomes a tree of stored values
+/// in one pass, so a struct is a readable JSON object in the file store and a dictionary in UserDefaults.
+/// Dates inside such types are ISO 8601 text with full precision, data is base64, and non-finite numbers are
+/// the strings "Infinity", "-Infinity" and "NaN".
 ///
 /// Settings convert through ``ValueTraits``, which makes these choices once per type; this is for values
-/// whose type is only known at run time, and for the JSON path that both share.
+/// whose type is only known at run time, and for the coder path that both share.
 enum StoredValueCoding {
     /// A value that could not be converted, with a sentence saying why.
     struct Failure: Error, CustomStringConvertible {
@@ -22,13 +22,13 @@ enum StoredValueCoding {
         if let nativeType = Value.self as? any StoredValueConvertible.Type {
             return nativeStoredValue(of: value, as: nativeType)
         }
-        return try encodeWithJSON(value)
+        return try encodeCodable(value)
     }
 
-    /// Returns the stored form of `value` through `JSONEncoder`, for types without a native form.
-    static func encodeWithJSON<Value: Encodable>(_ value: Value) throws -> StoredValue {
+    /// Returns the stored form of `value` through ``StoredValueEncoder``, for types without a native form.
+    static func encodeCodable<Value: Encodable>(_ value: Value) throws -> StoredValue {
         do {
-            return try JSONText.parse(makeEncoder().encode(value))
+            return try StoredValueEncoder().encode(value)
         } catch let error as EncodingError {
             throw Failure(description: describe(error))
         } catch {
@@ -36,10 +36,10 @@ enum StoredValueCoding {
         }
     }
 
-    /// Returns the value that `stored` holds through `JSONDecoder`, for types without a native form.
-    static func decodeWithJSON<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
+    /// Returns the value that `stored` holds through ``StoredValueDecoder``, for types without a native form.
+    static func decodeCodable<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
         do {
-            return try makeDecoder().decode(Value.self, from: JSONText.data(from: stored, pretty: false))
+            return try StoredValueDecoder().decode(Value.self, from: stored)
         } catch let error as DecodingError {
             throw Failure(description: describe(error))
         } catch {
@@ -56,38 +56,6 @@ enum StoredValueCoding {
         -> StoredValue
     {
         (value as! Native).storedValue
-    }
-
-    // Made per call: JSONEncoder is not Sendable in every SDK this package supports, and encoding a
-    // non-native value is rare next to reading one (reads come from memory).
-    private static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(ISO8601Timestamp.string(from: date))
-        }
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return encoder
-    }
-
-    private static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            if let text = try? container.decode(String.self) {
-                guard let date = ISO8601Timestamp.date(from: text) else {
-                    throw DecodingError.dataCorruptedError(
-                        in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
-                }
-                return date
-            }
-            // JSONEncoder's default form: seconds since 2001-01-01.
-            return Date(timeIntervalSinceReferenceDate: try container.decode(Double.self))
-        }
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return decoder
     }
 
     private static func describe(_ error: EncodingError) -> String {

@@ -21,8 +21,8 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
         if let native = Value.self as? any StoredValueConvertible.Type {
             (encode, decode) = Self.nativeCoding(native)
         } else {
-            encode = { try StoredValueCoding.encodeWithJSON($0) }
-            decode = { try StoredValueCoding.decodeWithJSON(Value.self, from: $0) }
+            encode = { try StoredValueCoding.encodeCodable($0) }
+            decode = { try StoredValueCoding.decodeCodable(Value.self, from: $0) }
         }
         if let equatable = Value.self as? any Equatable.Type {
             isEqual = Self.equality(equatable)

@@ -1,0 +1,290 @@
+import Foundation
+
+/// Decodes any `Decodable` value straight from a ``StoredValue`` tree, in one pass.
+///
+/// It accepts what ``StoredValueEncoder`` writes and what `JSONDecoder` accepted from the same tree as JSON
+/// text, so that nothing stored by earlier versions is lost: numbers convert between integer and
+/// floating-point forms when the value is exact (`1.0` reads as the `Int` 1, `2.5` does not), a `Date` is ISO
+/// 8601 text, seconds since 2001 or a stored date, `Data` base64 text or stored data, and "Infinity",
+/// "-Infinity" and "NaN" read as `Double`s and `Float`s.
+struct StoredValueDecoder {
+    /// Returns the value of type `Value` that `stored` holds.
+    /// - Throws: `DecodingError` naming the coding path where the tree does not fit the type.
+    func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
+        try NodeDecoder(value: stored, codingPath: []).decodeValue(Value.self)
+    }
+}
+
+private struct NodeDecoder: Decoder {
+    let value: StoredValue
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .dictionary(let members) = value else {
+            throw mismatch([String: StoredValue].self, "a dictionary")
+        }
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = value else { throw mismatch([StoredValue].self, "an array") }
+        return UnkeyedContainer(elements: elements, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueContainer(decoder: self)
+    }
+
+    func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+        let found = value == .null ? "null" : value.kindDescription
+        let context = DecodingError.Context(
+            codingPath: codingPath, debugDescription: "Expected \(expected) but found \(found) instead.")
+        return value == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
+    }
+
+    func corrupted(_ description: String) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: description))
+    }
+
+    // MARK: Values
+
+    func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        switch type {
+        case is Date.Type: return try decodeDate() as! Value
+        case is Data.Type: return try decodeData() as! Value
+        case is URL.Type: return try decodeURL() as! Value
+        case is Decimal.Type: return try decodeDecimal() as! Value
+        default: return try Value(from: self)
+        }
+    }
+
+    func decodeBool() throws -> Bool {
+        guard case .bool(let bool) = value else { throw mismatch(Bool.self, "a Boolean") }
+        return bool
+    }
+
+    func decodeString() throws -> String {
+        switch value {
+        case .string(let string): return string
+        // What JSON text of these stored forms read as, for trees from stores that hold dates and data.
+        case .date(let date): return ISO8601Timestamp.string(from: date)
+        case .data(let data): return data.base64EncodedString()
+        default: throw mismatch(String.self, "a string")
+        }
+    }
+
+    func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
+        let result: Integer?
+        switch value {
+        case .int(let number): result = Integer(exactly: number)
+        case .uint(let number): result = Integer(exactly: number)
+        case .double(let number): result = Integer(exactly: number)
+        default: throw mismatch(type, "a number")
+        }
+        guard let result else {
+            throw corrupted("The number \(value) does not fit in \(type).")
+        }
+        return result
+    }
+
+    func decodeDouble() throws -> Double {
+        switch value {
+        case .double(let number): return number
+        case .int(let number): return Double(number)
+        case .uint(let number): return Double(number)
+        case .string("Infinity"): return .infinity
+        case .string("-Infinity"): return -.infinity
+        case .string("NaN"): return .nan
+        default: throw mismatch(Double.self, "a number")
+        }
+    }
+
+    func decodeFloat() throws -> Float {
+        let number = try decodeDouble()
+        let float = Float(number)
+        guard float.isFinite || !number.isFinite else {
+            throw corrupted("The number \(value) does not fit in Float.")
+        }
+        return float
+    }
+
+    private func decodeDate() throws -> Date {
+        switch value {
+        case .date(let date): return date
+        case .string(let text):
+            guard let date = ISO8601Timestamp.date(from: text) else {
+                throw corrupted("\"\(text)\" is not an ISO 8601 date")
+            }
+            return date
+        case .int, .uint, .double:
+            // JSONEncoder's default form: seconds since 2001-01-01.
+            return Date(timeIntervalSinceReferenceDate: try decodeDouble())
+        default: throw mismatch(Date.self, "an ISO 8601 date")
+        }
+    }
+
+    private func decodeData() throws -> Data {
+        switch value {
+        case .data(let data): return data
+        case .string(let text):
+            guard let data = Data(base64Encoded: text) else { throw corrupted("The text is not valid base64.") }
+            return data
+        default: throw mismatch(Data.self, "base64 text")
+        }
+    }
+
+    private func decodeURL() throws -> URL {
+        let text = try decodeString()
+        guard let url = URL(string: text) else { throw corrupted("Invalid URL string.") }
+        return url
+    }
+
+    private func decodeDecimal() throws -> Decimal {
+        switch value {
+        case .int(let number): return Decimal(number)
+        case .uint(let number): return Decimal(number)
+        case .double(let number):
+            // As JSONDecoder read the number's text: the shortest text of the Double.
+            guard number.isFinite, let decimal = Decimal(string: number.description) else {
+                throw corrupted("The number \(value) is not a valid Decimal.")
+            }
+            return decimal
+        default: throw mismatch(Decimal.self, "a number")
+        }
+    }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let members: [String: StoredValue]
+    let codingPath: [any CodingKey]
+
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+    private func decoder(for key: Key) throws -> NodeDecoder {
+        guard let value = members[key.stringValue] else {
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "No value associated with key '\(key.stringValue)'."))
+        }
+        return NodeDecoder(value: value, codingPath: codingPath + [key])
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try decoder(for: key).value == .null }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder(for: key).decodeBool() }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).decodeString() }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder(for: key).decodeDouble() }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder(for: key).decodeFloat() }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder(for: key).decodeInteger(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).decodeInteger(type) }
+    func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
+        try decoder(for: key).decodeValue(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder(for: key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder(for: key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        let key = StoredValueCodingKey(stringValue: "super")
+        return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let elements: [StoredValue]
+    let codingPath: [any CodingKey]
+    var currentIndex = 0
+
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private mutating func next(_ type: Any.Type) throws -> NodeDecoder {
+        let key = StoredValueCodingKey(intValue: currentIndex)
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end."))
+        }
+        defer { currentIndex += 1 }
+        return NodeDecoder(value: elements[currentIndex], codingPath: codingPath + [key])
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, elements[currentIndex] == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type).decodeBool() }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type).decodeString() }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type).decodeDouble() }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type).decodeFloat() }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type).decodeInteger(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type).decodeInteger(type) }
+    mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try next(type).decodeValue(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try next(type).container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try next([StoredValue].self).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder { try next(StoredValue.self) }
+}
+
+private struct SingleValueContainer: SingleValueDecodingContainer {
+    let decoder: NodeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.value == .null }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool() }
+    func decode(_ type: String.Type) throws -> String { try decoder.decodeString() }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble() }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat() }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
+    func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try decoder.decodeValue(type) }
+}
