@@ -150,6 +150,12 @@ private struct NodeDecoder: Decoder {
                 throw corrupted("The number \(value) is not a valid Decimal.")
             }
             return decimal
+        case .string(let text):
+            // More digits than a Double keeps, stored as text.
+            guard let decimal = Decimal(string: text), decimal.description == text else {
+                throw corrupted("\"\(text)\" is not a decimal number.")
+            }
+            return decimal
         default: throw mismatch(Decimal.self, "a number")
         }
     }

@@ -50,12 +50,21 @@ private enum EncodingNode {
         case let date as Date: return .value(.string(ISO8601Timestamp.string(from: date)))
         case let data as Data: return .value(.string(data.base64EncodedString()))
         case let url as URL: return .value(.string(url.absoluteString))
-        case let decimal as Decimal: return .value(JSONText.number(fromText: decimal.description))
+        case let decimal as Decimal: return .value(EncodingNode.decimal(decimal))
         default:
             let encoder = NodeEncoder(codingPath: codingPath)
             try value.encode(to: encoder)
             return encoder.node
         }
+    }
+
+    /// A `Decimal` as a number when a `Double` holds it exactly (what JSONEncoder wrote), else as its text, so
+    /// that no digit is lost: a `Double` keeps 17 significant digits, a `Decimal` up to 38.
+    static func decimal(_ decimal: Decimal) -> StoredValue {
+        let text = decimal.description
+        let number = JSONText.number(fromText: text)
+        guard case .double(let double) = number, Decimal(string: double.description) != decimal else { return number }
+        return .string(text)
     }
 
     static func double(_ number: Double) -> StoredValue {
