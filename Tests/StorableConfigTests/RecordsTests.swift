@@ -274,3 +274,42 @@ final class CountingBudget: StorableConfig {
     override class var namespace: String { "counting" }
     @Records var items: RecordCollection<CountedRecord>
 }
+
+/// A record whose decoding reads the collection it is decoded into, as a user's `init(from:)` may: if the
+/// collection decoded under its lock, this would deadlock.
+struct ReentrantRecord: Codable, Identifiable, Sendable {
+    static let collection = Locked<RecordCollection<ReentrantRecord>?>(nil)
+    var id: String
+    var seenCount = -1
+
+    init(id: String) {
+        self.id = id
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        seenCount = Self.collection.withLock { $0 }?.count ?? -1
+    }
+}
+
+final class ReentrantConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "test" }
+    @Records var items: RecordCollection<ReentrantRecord>
+}
+
+struct RecordsLockTests {
+    @Test func aRecordsDecoderMayReadItsOwnCollection() throws {
+        let store = InMemoryStore()
+        let writer = ReentrantConfig(store: store)
+        ReentrantRecord.collection.withLock { $0 = writer.items }
+        defer { ReentrantRecord.collection.withLock { $0 = nil } }
+        writer.items.upsert(ReentrantRecord(id: "a"))
+        // Another config on the store decodes the record it is told of, calling back into its collection.
+        let reader = ReentrantConfig(store: store)
+        ReentrantRecord.collection.withLock { $0 = reader.items }
+        writer.items.upsert(ReentrantRecord(id: "b"))
+        #expect(reader.items.count == 2)
+        #expect(reader.items["b"]?.seenCount == 1)
+    }
+}

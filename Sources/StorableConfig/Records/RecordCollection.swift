@@ -20,32 +20,70 @@ import Foundation
 /// ``StorableConfig/errorHandler``, and kept in the store untouched: later writes never drop it.
 public final class RecordCollection<Record: Codable & Identifiable & Sendable>: @unchecked Sendable
 where Record.ID: LosslessStringConvertible & Sendable {
-    // Guarded by `lock`.
+    // Guarded by `lock`, under which the code only copies and swaps references: decoding, sorting and
+    // building dictionaries happen outside it, on a snapshot that replaces the old one whole.
     private let lock = Lock()
-    /// The stored dictionary, id → stored record, including records that do not decode.
-    private var entries: [String: StoredValue] = [:]
-    private var records: [String: Record] = [:]
-    private var sorted: [Record]?
-    private var version: UInt64 = 0
+    private var snapshot = Snapshot(entries: [:], records: [:], version: 0)
     private var binding: SettingBinding?
-    private let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
+    /// Operations whose write failed, applied again before the next one.
+    private var pendingOperations: [Operation] = []
+    /// The stored name of the order field, found by encoding a record with two different orders.
+    private var orderFieldName: String?
+    let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
+
+    /// What the collection holds at one version; never changed once published, except for `sorted`, filled in
+    /// under the lock on the first read.
+    private final class Snapshot {
+        /// The stored dictionary, id → stored record, including records that do not decode.
+        let entries: [String: StoredValue]
+        let records: [String: Record]
+        let version: UInt64
+        var sorted: [Record]?
+
+        init(entries: [String: StoredValue], records: [String: Record], version: UInt64) {
+            self.entries = entries
+            self.records = records
+            self.version = version
+        }
+    }
 
     init(orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?) {
         self.orderKeyPath = orderKeyPath
     }
+
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private var current: Snapshot { locked { snapshot } }
 
     // MARK: Reading
 
     /// Every record that decodes, ordered by the collection's order field (if it has one), then by id.
     public var all: [Record] {
         recordAccess()
-        return lock.withLock { sortedRecords() }
+        let current = current
+        if let sorted = locked({ current.sorted }) { return sorted }
+        let sorted: [Record]
+        if let orderKeyPath {
+            sorted = current.records.values.sorted {
+                ($0[keyPath: orderKeyPath], $0.id.description) < ($1[keyPath: orderKeyPath], $1.id.description)
+            }
+        } else {
+            sorted = current.records.values.sorted { $0.id.description < $1.id.description }
+        }
+        locked {
+            if current.sorted == nil { current.sorted = sorted }
+        }
+        return sorted
     }
 
     /// How many records decode.
     public var count: Int {
         recordAccess()
-        return lock.withLock { records.count }
+        return current.records.count
     }
 
     /// The record with `id`, or `nil`.
@@ -56,12 +94,12 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// The record with `id`, or `nil`.
     public func record(id: Record.ID) -> Record? {
         recordAccess()
-        return lock.withLock { records[id.description] }
+        return current.records[id.description]
     }
 
     /// The key under which the collection is stored.
     public var key: String {
-        lock.withLock { binding?.key ?? "" }
+        locked { binding }?.key ?? ""
     }
 
     /// A new, unique id: a UUID, so that no coordination is needed between instances or processes, and an id
@@ -95,7 +133,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// Removes every record that decodes (records that do not are kept). One write.
     public func removeAll() {
-        perform(.remove(lock.withLock { Array(records.keys) }))
+        perform(.remove(Array(current.records.keys)))
     }
 
     /// Inserts `record` at `index` of ``all`` in an ordered collection, renumbering the records after it; in
@@ -115,7 +153,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// Removes the stored collection, records that do not decode included.
     public func reset() {
-        guard let binding = lock.withLock({ binding }) else { return }
+        guard let binding = locked({ binding }) else { return }
         let old = binding.context.hasChangeObservers ? all : []
         let version = binding.context.write([SettingChange(key: binding.key, stored: nil, typedValue: nil)])
         take(entries: [:], version: version, changedKeys: nil)
@@ -124,50 +162,21 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     // MARK: Internals
 
-    /// Sorted records; called with the lock held.
-    private func sortedRecords() -> [Record] {
-        if let sorted { return sorted }
-        let result: [Record]
-        if let orderKeyPath {
-            result = records.values.sorted {
-                ($0[keyPath: orderKeyPath], $0.id.description) < ($1[keyPath: orderKeyPath], $1.id.description)
-            }
-        } else {
-            result = records.values.sorted { $0.id.description < $1.id.description }
-        }
-        sorted = result
-        return result
-    }
-
-    /// A change to the stored dictionary, worked out against the dictionary as it is in the store when it is
-    /// written, so that records changed by others since this instance last read them are not overwritten.
-    private enum Operation {
-        case put([String: StoredValue])
-        case remove([String])
-        /// Ordered: remove, and renumber the rest.
-        case delete(String)
-        /// Ordered: place a record, and renumber.
-        case insert(id: String, record: StoredValue, at: Int)
-        /// Ordered: move a record, and renumber.
-        case move(id: String, to: Int)
-    }
-
-    /// Operations whose write failed, applied again before the next one.
-    private var pendingOperations: [Operation] = []
-    /// The stored name of the order field, found by encoding a record with two different orders.
-    private var orderFieldName: String?
-
     private func encode(_ record: Record) -> StoredValue? {
         do {
             let stored = try ValueTraits<Record>.shared.encode(record)
-            if let orderKeyPath, lock.withLock({ orderFieldName }) == nil {
+            if let orderKeyPath, locked({ orderFieldName }) == nil {
                 var other = record
                 other[keyPath: orderKeyPath] = record[keyPath: orderKeyPath] &+ 1
                 if case .dictionary(let first) = stored,
                     case .dictionary(let second)? = try? ValueTraits<Record>.shared.encode(other),
                     let name = first.keys.first(where: { first[$0] != second[$0] })
                 {
-                    lock.withLock { orderFieldName = name }
+                    let replaced = locked { () -> String? in
+                        defer { orderFieldName = name }
+                        return orderFieldName
+                    }
+                    withExtendedLifetime(replaced) {}
                 }
             }
             return stored
@@ -177,83 +186,22 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
     }
 
-    /// Applies `operations` to `entries`, returning the ids whose stored record changed.
-    private func apply(_ operations: [Operation], to entries: inout [String: StoredValue], orderField: String?)
-        -> Set<String>
-    {
-        var touched: Set<String> = []
-        for operation in operations {
-            switch operation {
-            case .put(let records):
-                for (id, record) in records { entries[id] = record }
-                touched.formUnion(records.keys)
-            case .remove(let ids):
-                for id in ids where entries.removeValue(forKey: id) != nil { touched.insert(id) }
-            case .delete(let id):
-                guard entries.removeValue(forKey: id) != nil else { continue }
-                touched.insert(id)
-                touched.formUnion(renumber(Self.ordered(entries, by: orderField), in: &entries, field: orderField))
-            case .insert(let id, let record, let index):
-                var sequence = Self.ordered(entries, by: orderField).filter { $0 != id }
-                entries[id] = record
-                touched.insert(id)
-                sequence.insert(id, at: max(0, min(index, sequence.count)))
-                touched.formUnion(renumber(sequence, in: &entries, field: orderField, always: id))
-            case .move(let id, let index):
-                var sequence = Self.ordered(entries, by: orderField)
-                guard let from = sequence.firstIndex(of: id) else { continue }
-                sequence.remove(at: from)
-                sequence.insert(id, at: max(0, min(index, sequence.count)))
-                touched.formUnion(renumber(sequence, in: &entries, field: orderField))
-            }
-        }
-        return touched
-    }
-
-    /// Ids sorted by the order field of their stored records (records without one last), then by id.
-    private static func ordered(_ entries: [String: StoredValue], by field: String?) -> [String] {
-        func order(_ id: String) -> Int64 {
-            guard let field, case .dictionary(let members)? = entries[id], case .int(let number)? = members[field]
-            else { return .max }
-            return number
-        }
-        return entries.keys.sorted { (order($0), $0) < (order($1), $1) }
-    }
-
-    /// Sets the order field of each record of `sequence` to its position, changing nothing else in it; returns
-    /// the ids whose number changed.
-    private func renumber(
-        _ sequence: [String], in entries: inout [String: StoredValue], field: String?, always: String? = nil
-    ) -> Set<String> {
-        guard let field else { return [] }
-        var touched: Set<String> = []
-        for (position, id) in sequence.enumerated() {
-            guard case .dictionary(var members)? = entries[id] else { continue }
-            if members[field] == .int(Int64(position)), id != always { continue }
-            members[field] = .int(Int64(position))
-            entries[id] = .dictionary(members)
-            touched.insert(id)
-        }
-        return touched
-    }
-
     /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary.
-    private func perform(_ operation: Operation) {
-        if orderKeyPath != nil, lock.withLock({ orderFieldName == nil }), let sample = lock.withLock({ records.values.first }) {
+    func perform(_ operation: Operation) {
+        if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.values.first {
             _ = encode(sample)  // finds the order field's stored name
         }
-        let (binding, operations, orderField) = lock.withLock { () -> (SettingBinding?, [Operation], String?) in
-            (self.binding, pendingOperations + [operation], orderFieldName)
-        }
+        let (binding, pending, orderField) = locked { (self.binding, pendingOperations, orderFieldName) }
+        let operations = pending + [operation]
         guard let binding else {
             // A collection outside a config: memory only.
-            var entries = lock.withLock { self.entries }
-            let touched = apply(operations, to: &entries, orderField: orderField)
+            var entries = current.entries
+            let touched = Self.apply(operations, to: &entries, orderField: orderField)
             take(entries: entries, version: nil, changedKeys: touched)
             return
         }
         // The old records are only needed if a config-wide observer will be told of the change.
-        let old = binding.context.hasChangeObservers ? lock.withLock { sortedRecords() } : []
+        let old = binding.context.hasChangeObservers ? all : []
         let key = binding.key
         var touched: Set<String> = []
         var storedCount = 0
@@ -271,14 +219,19 @@ where Record.ID: LosslessStringConvertible & Sendable {
                             reason: "it is \(other.kindDescription); nothing was changed")
                     }
                     storedCount = entries.count
-                    touched = apply(operations, to: &entries, orderField: orderField)
+                    touched = Self.apply(operations, to: &entries, orderField: orderField)
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
-            lock.withLock { pendingOperations = result.failed ? operations : [] }
+            let kept = result.failed ? operations : []
+            let replaced = locked { () -> [Operation] in
+                defer { pendingOperations = kept }
+                return pendingOperations
+            }
+            withExtendedLifetime(replaced) {}
             var updatedEntries: [String: StoredValue] = [:]
             if case .dictionary(let members)? = result.value { updatedEntries = members }
             // Others' changes made since the last load show as a different count; then compare every record.
-            let knownCount = lock.withLock { entries.count }
+            let knownCount = current.entries.count
             take(entries: updatedEntries, version: result.version, changedKeys: storedCount == knownCount ? touched : nil)
         } catch {
             StorableConfig.report(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
@@ -288,52 +241,58 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     /// Takes a new stored dictionary, decoding only the records in `changedKeys` (all that differ when nil).
+    /// The new snapshot is built outside the lock and swapped in if no one swapped meanwhile (else built
+    /// again); an older version never replaces a newer one.
     /// - Returns: Whether any record changed.
     @discardableResult
     private func take(entries newEntries: [String: StoredValue], version newVersion: UInt64?, changedKeys: Set<String>?)
         -> Bool
     {
-        lock.lock()
-        if let newVersion {
-            guard newVersion >= version else {
-                lock.unlock()
-                return false
+        while true {
+            let current = current
+            if let newVersion, newVersion < current.version { return false }
+            var entries = current.entries
+            var records = current.records
+            let keysToDecode: [String]
+            if let changedKeys {
+                // Take only these records: `entries` must keep describing what `records` holds, so that a later
+                // comparison still finds records that others changed meanwhile.
+                keysToDecode = Array(changedKeys)
+                for id in changedKeys { entries[id] = newEntries[id] }
+            } else {
+                keysToDecode = Array(Set(newEntries.keys).union(entries.keys).filter { newEntries[$0] != entries[$0] })
+                entries = newEntries
             }
-            version = newVersion
-        }
-        let keysToDecode: [String]
-        if let changedKeys {
-            // Take only these records: `entries` must keep describing what `records` holds, so that a later
-            // comparison still finds records that others changed meanwhile.
-            keysToDecode = Array(changedKeys)
-            for id in changedKeys { entries[id] = newEntries[id] }
-        } else {
-            keysToDecode = Array(Set(newEntries.keys).union(entries.keys).filter { newEntries[$0] != entries[$0] })
-            entries = newEntries
-        }
-        var undecodable: [(String, StoredValue, String)] = []
-        for id in keysToDecode {
-            guard let stored = newEntries[id] else {
-                records[id] = nil
-                continue
+            var undecodable: [(String, StoredValue, String)] = []
+            for id in keysToDecode {
+                guard let stored = newEntries[id] else {
+                    records[id] = nil
+                    continue
+                }
+                do {
+                    records[id] = try ValueTraits<Record>.shared.decode(stored)
+                } catch {
+                    records[id] = nil
+                    undecodable.append((id, stored, "\(error)"))
+                }
             }
-            do {
-                records[id] = try ValueTraits<Record>.shared.decode(stored)
-            } catch {
-                records[id] = nil
-                undecodable.append((id, stored, "\(error)"))
+            let next = Snapshot(entries: entries, records: records, version: newVersion ?? current.version)
+            // `current` keeps the replaced snapshot alive until after the unlock.
+            let swapped = locked { () -> Bool in
+                guard snapshot === current else { return false }
+                snapshot = next
+                return true
             }
+            guard swapped else { continue }
+            let key = key
+            for (id, stored, reason) in undecodable {
+                StorableConfig.report(
+                    .typeMismatch(
+                        key: "\(key)[\(id)]", expectedType: ValueTraits<Record>.shared.typeName, found: stored,
+                        reason: reason + "; the record is skipped and kept in the store"))
+            }
+            return !keysToDecode.isEmpty
         }
-        sorted = nil
-        let key = binding?.key ?? ""
-        lock.unlock()
-        for (id, stored, reason) in undecodable {
-            StorableConfig.report(
-                .typeMismatch(
-                    key: "\(key)[\(id)]", expectedType: ValueTraits<Record>.shared.typeName, found: stored,
-                    reason: reason + "; the record is skipped and kept in the store"))
-        }
-        return !keysToDecode.isEmpty
     }
 
     /// Tells observers that the collection changed.
@@ -346,14 +305,14 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     private func recordAccess() {
-        if let binding = lock.withLock({ binding }) { binding.recordAccess() }
+        if let binding = locked({ binding }) { binding.recordAccess() }
     }
 }
 
 extension RecordCollection: SettingBox {
     func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
         let binding = SettingBinding(context: context, schema: schema, index: index)
-        lock.withLock { self.binding = binding }
+        locked { self.binding = binding }
     }
 
     func endObservation() {}
@@ -363,8 +322,8 @@ extension RecordCollection: SettingBox {
     func showPendingReset() {}
 
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
-        let observed = lock.withLock { binding?.context.hasChangeObservers ?? false }
-        let old = observed ? lock.withLock { sortedRecords() } : []
+        let binding = locked { () -> SettingBinding? in self.binding }
+        let old = binding?.context.hasChangeObservers == true ? all : []
         let changed: Bool
         switch stored {
         case nil:
@@ -378,13 +337,13 @@ extension RecordCollection: SettingBox {
                     reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
             changed = take(entries: [:], version: version, changedKeys: nil)
         }
-        if changed, let binding = lock.withLock({ binding }) { announce(old: old, binding: binding) }
+        if changed, let binding { announce(old: old, binding: binding) }
     }
 }
 
 extension RecordCollection: AnySetting {
-    public var name: String { lock.withLock { binding?.name ?? "" } }
-    public var isSet: Bool { lock.withLock { !entries.isEmpty } }
+    public var name: String { locked { binding }?.name ?? "" }
+    public var isSet: Bool { !current.entries.isEmpty }
     public var valueTypeName: String { "RecordCollection<\(StoredValueCoding.typeName(Record.self))>" }
     public var expectedFormat: String { "a JSON array of \(StoredValueCoding.typeName(Record.self)) records" }
 
@@ -397,7 +356,7 @@ extension RecordCollection: AnySetting {
     public var defaultValueText: String { "[]" }
 
     /// The stored dictionary, id → record.
-    public var storedValue: StoredValue { .dictionary(lock.withLock { entries }) }
+    public var storedValue: StoredValue { .dictionary(current.entries) }
 
     /// Replaces every record that decodes by the records of a JSON array.
     public func assign(parsing text: String) throws {
@@ -411,7 +370,7 @@ extension RecordCollection: AnySetting {
             guard let stored = encode(record) else { return }
             put[record.id.description] = stored
         }
-        let stale = lock.withLock { Array(self.records.keys) }.filter { put[$0] == nil }
+        let stale = current.records.keys.filter { put[$0] == nil }
         perform(.remove(stale))
         perform(.put(put))
     }
