@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "StorableConfig", targets: ["StorableConfig"]),
+        // A conformance suite for people who write stores: one call checks a store against ConfigStore's
+        // documented guarantees.
+        .library(name: "StorableConfigTesting", targets: ["StorableConfigTesting"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
         .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
@@ -14,6 +17,7 @@ let package = Package(
         .target(name: "StorableConfig", dependencies: ["CStorableConfigSupport"]),
         // Inline atomics and spin locks for the hot paths, in C so that they inline on every platform.
         .target(name: "CStorableConfigSupport"),
+        .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig"]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
@@ -24,7 +28,9 @@ let package = Package(
         .target(name: "CAllocationStatistics"),
         .testTarget(
             name: "StorableConfigTests",
-            dependencies: ["StorableConfig", "storable-config-demo", "storable-config-stress"],
+            dependencies: [
+                "StorableConfig", "StorableConfigTesting", "storable-config-demo", "storable-config-stress",
+            ],
             // Files that earlier versions wrote, read by the tests from their place in the source tree.
             exclude: ["Fixtures"]
         ),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StorableConfig
+import StorableConfigTesting
 
 /// What every store must do, checked against each of them through a freshly opened store.
 struct ConfigStoreConformanceTests {
@@ -41,29 +42,85 @@ struct ConfigStoreConformanceTests {
         #expect(Self.equivalent(try store.value(forKey: "date"), .date(Date(timeIntervalSinceReferenceDate: 1.5))))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func removeDeletesOnlyTheKeyAndMissingKeysReadNil(kind: StoreKind) throws {
-        let fixture = StoreFixture(kind)
-        defer { withExtendedLifetime(fixture) {} }
-        let store = fixture.open()
-        try store.setValue(.int(1), forKey: "a")
-        try store.setValue(.int(2), forKey: "b")
-        try store.removeValue(forKey: "a")
-        try store.removeValue(forKey: "never.set")
-        #expect(try store.value(forKey: "a") == nil)
-        #expect(try store.value(forKey: "b") == .int(2))
-        #expect(try store.values(forKeys: ["a", "b", "c"]) == ["b": .int(2)])
+    @Test func inMemoryStorePassesTheConformanceSuite() throws {
+        let store = InMemoryStore()
+        try ConfigStoreConformance { store }.run()
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func setValuesSetsAndRemovesInOneCall(kind: StoreKind) throws {
-        let fixture = StoreFixture(kind)
-        defer { withExtendedLifetime(fixture) {} }
-        let store = fixture.open()
-        try store.setValue(.int(1), forKey: "gone")
-        try store.setValues(["new": .string("n"), "other": .bool(true)], removingValuesForKeys: ["gone"])
-        #expect(try store.values(forKeys: ["gone", "new", "other"]) == ["new": .string("n"), "other": .bool(true)])
+    @Test func jsonFileStorePassesTheConformanceSuite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try ConfigStoreConformance { try JSONFileStore(url: url) }.run()
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test func userDefaultsStorePassesTheConformanceSuite() throws {
+        let suite = "StorableConfigTests-conformance-\(UUID().uuidString)"
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        try ConfigStoreConformance { UserDefaultsStore(suiteName: suite)! }.run()
+    }
+}
+
+/// A store with two bugs a store author could make: it drops the second value of a bulk write, and its
+/// read-modify-write writes as it goes, so a transform that throws leaves half its changes behind.
+final class CarelessStore: ConfigStore {
+    let inner = InMemoryStore()
+
+    func value(forKey key: String) -> StoredValue? { inner.value(forKey: key) }
+    func setValue(_ value: StoredValue, forKey key: String) { inner.setValue(value, forKey: key) }
+    func removeValue(forKey key: String) { inner.removeValue(forKey: key) }
+
+    func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) {
+        for (key, value) in values.sorted(by: { $0.key < $1.key }).prefix(1) { inner.setValue(value, forKey: key) }
+        for key in keysToRemove { inner.removeValue(forKey: key) }
+    }
+
+    func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        var values = inner.values(forKeys: keys)
+        defer { for key in keys { inner.setValues(values[key].map { [key: $0] } ?? [:], removingValuesForKeys: []) } }
+        try transform(&values)
+        return values
+    }
+}
+
+struct ConformanceSuiteTests {
+    @Test func theSuiteFindsABrokenStoreAndNamesWhatFailed() {
+        let store = CarelessStore()
+        #expect {
+            try ConfigStoreConformance { store }.run()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("setValues(_:removingValuesForKeys:) applies every change")
+                && text.contains("a transform that throws changes nothing")
+                && !text.contains("read your writes")
+        }
+    }
+}
+
+/// The store that Docs/WritingAStore.md builds passes the suite, and announces changes made by others.
+struct DirectoryStoreTests {
+    @Test func passesTheConformanceSuite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url
+        try ConfigStoreConformance { try DirectoryStore(directory: url) }.run()
+    }
+
+    @Test func aFileChangedByAnotherProgramReachesTheConfigsOnReload() throws {
+        let directory = TemporaryDirectory()
+        let store = try DirectoryStore(directory: directory.url)
+        let config = AppConfig(store: store)
+        let changed = Locked<[String]>([])
+        let token = config.$userName.observe { name in changed.withLock { $0.append(name) } }
+        defer { token.cancel() }
+        // Another program writes the file of the setting.
+        try Data(#""written elsewhere""#.utf8).write(to: directory.url.appendingPathComponent(config.$userName.key + ".json"))
         try store.reload()
-        #expect(try store.value(forKey: "new") == .string("n"))
+        #expect(config.userName == "written elsewhere")
+        #expect(changed.withLock { $0 } == ["written elsewhere"])
     }
 }

@@ -64,8 +64,21 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         #if !canImport(Darwin)
         Self.preserveCorruptFile(domain: suiteName)
         #endif
-        guard let defaults = UserDefaults(suiteName: suiteName) else { return nil }
+        guard let defaults = Self.defaults(suiteName: suiteName) else { return nil }
         self.init(defaults, saving: saving)
+    }
+
+    /// One `UserDefaults` object per suite in the process, so that stores opened for one suite share their
+    /// storage identity, and configs over them see each other's writes at once.
+    private static let suites = Locked<[String: UserDefaults]>([:])
+
+    private static func defaults(suiteName: String) -> UserDefaults? {
+        suites.withLock { suites in
+            if let existing = suites[suiteName] { return existing }
+            guard let made = UserDefaults(suiteName: suiteName) else { return nil }
+            suites[suiteName] = made
+            return made
+        }
     }
 
     /// Where corelibs `UserDefaults` keeps a domain: `$XDG_CONFIG_HOME/<domain>.plist`, else
