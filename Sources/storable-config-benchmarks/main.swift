@@ -143,6 +143,21 @@ for (name, ours, floor) in [
         baseline: nanosecondsPerOperation(iterations: writeIterations * 10, floor), target: .atMost(20)))
 }
 
+// The targets of the core issue: an assignment against a Mutex-guarded dictionary, a struct against an Int.
+let writeIntTime = rows.first { $0.operation == "write Int (memory)" }!.ours
+let writeStructTime = rows.first { $0.operation == "write struct (memory)" }!.ours
+if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    let floor = MutexDictionaryFloor()
+    let key = memoryConfig.$count.key
+    rows.append(Row(
+        operation: "write Int (memory)", ours: writeIntTime, baselineName: "[String: Int] in Mutex + version",
+        baseline: nanosecondsPerOperation(iterations: writeIterations * 10) { floor.write($0, forKey: key) },
+        target: .atMost(3)))
+}
+rows.append(Row(
+    operation: "write struct (memory)", ours: writeStructTime, baselineName: "write Int (memory)",
+    baseline: writeIntTime, target: .atMost(2)))
+
 let defaultsConfig = BenchConfig(store: UserDefaultsStore(freshDefaults("\(suiteName)-ours")))
 let defaultsIterations = 20_000 / scale
 for (name, ours, hand) in [
@@ -180,6 +195,16 @@ for (name, ours, hand) in [
         target: .atMost(1.0)))
 }
 
+// The same durable write, by hand: the file's bytes to a temporary file, fdatasync, rename, directory fsync.
+fileConfig.count = 0
+let durableFloor = DurableWriteFloor(copying: directory.appendingPathComponent("settings.json").path, key: fileConfig.$count.key)
+rows.append(Row(
+    operation: "durable write Int (JSON file)",
+    ours: rows.first { $0.operation == "durable write Int (JSON file)" }!.ours,
+    baselineName: "temp file + fdatasync + rename",
+    baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5) { durableFloor.replaceFile($0) },
+    target: .atMost(1.1)))
+
 // Init: a config of N settings over UserDefaults against register(defaults:) + N reads.
 @inline(never) func initOurs(_ count: Int, _ store: UserDefaultsStore) -> AnyObject {
     switch count {
@@ -210,6 +235,11 @@ for count in [10, 100, 1000] {
     rows.append(Row(operation: "init \(count) settings, first instance", ours: first, baselineName: "register + reads, new process", baseline: firstHand, target: count == 100 ? .atMost(1.0) : nil))
     rows.append(Row(operation: "init \(count) settings, later instance", ours: later, baselineName: "register + reads", baseline: hand, target: count == 100 ? .atMost(0.2) : nil))
 }
+// The first instance of a 100-setting class in a process where the library is already warm.
+let warmFirst = warmFirstInstances(initStore).sorted()
+rows.append(Row(
+    operation: "init 100 settings, first instance, warm", ours: warmFirst[warmFirst.count / 2],
+    baselineName: "register + reads", baseline: initRows[100]!.hand, target: .atMost(3)))
 rows.append(Row(operation: "init 1000 vs 100 settings, later instance", ours: initRows[1000]!.later, baselineName: "init 100 settings", baseline: initRows[100]!.later, target: .atMost(11)))
 
 // A batch of 1,000 assignments to a JSON file store, against 1,000 UserDefaults sets and one synchronize.
