@@ -30,7 +30,8 @@ public struct ConfigStoreConformance: Sendable {
 
         /// The failed checks, one per line.
         public var description: String {
-            "The store failed \(problems.count) conformance check(s):\n" + problems.map { "- " + $0 }.joined(separator: "\n")
+            "The store failed \(problems.count) conformance check(s):\n"
+                + problems.map { "- " + $0 }.joined(separator: "\n")
         }
     }
 

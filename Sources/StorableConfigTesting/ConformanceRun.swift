@@ -86,9 +86,13 @@ struct Run {
         try expect(try store.value(forKey: key) == nil, "a key never written reads \(try store.value(forKey: key)!)")
         try store.setValue(.int(1), forKey: key)
         try store.setValue(.int(2), forKey: key)
-        try expect(try store.value(forKey: key) == .int(2), "after writing 1 then 2, read \(String(describing: try store.value(forKey: key)))")
+        try expect(
+            try store.value(forKey: key) == .int(2),
+            "after writing 1 then 2, read \(String(describing: try store.value(forKey: key)))")
         try store.removeValue(forKey: key)
-        try expect(try store.value(forKey: key) == nil, "after removeValue(forKey:), read \(String(describing: try store.value(forKey: key)))")
+        try expect(
+            try store.value(forKey: key) == nil,
+            "after removeValue(forKey:), read \(String(describing: try store.value(forKey: key)))")
         try store.removeValue(forKey: key)  // removing what is not there is not an error
     }
 
@@ -195,7 +199,8 @@ struct Run {
         }
         try expect(failures.all.isEmpty, "updates threw: \(failures.all.prefix(3))")
         let found = try store.value(forKey: counter)
-        try expect(found == .int(Int64(increments)), "\(increments) concurrent increments left \(String(describing: found))")
+        try expect(
+            found == .int(Int64(increments)), "\(increments) concurrent increments left \(String(describing: found))")
     }
 
     mutating func laterStoreReads(_ later: any ConfigStore) throws {

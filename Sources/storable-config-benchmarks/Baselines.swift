@@ -82,7 +82,9 @@ struct HandwrittenIncomes {
     func all() -> [BenchIncome] {
         let dictionary = defaults.dictionary(forKey: key) as? [String: Data] ?? [:]
         let decoder = JSONDecoder()
-        return dictionary.values.compactMap { try? decoder.decode(BenchIncome.self, from: $0) }.sorted { $0.order < $1.order }
+        return dictionary.values.compactMap { try? decoder.decode(BenchIncome.self, from: $0) }.sorted {
+            $0.order < $1.order
+        }
     }
 
     func upsert(_ income: BenchIncome) {

@@ -5,9 +5,9 @@ import StorableConfig
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The least an in-memory assignment with change tracking can cost: one key of a `[String: Int]` behind a
@@ -50,9 +50,9 @@ struct DurableWriteFloor {
         precondition(descriptor >= 0)
         _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         #if canImport(Darwin)
-        _ = fcntl(descriptor, F_FULLFSYNC)
+            _ = fcntl(descriptor, F_FULLFSYNC)
         #else
-        _ = fdatasync(descriptor)
+            _ = fdatasync(descriptor)
         #endif
         close(descriptor)
         precondition(rename(temporary, path) == 0)

@@ -2,9 +2,9 @@ import CAllocationStatistics
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One row of the results: ns per operation for StorableConfig and for its baseline.
@@ -28,7 +28,8 @@ struct Row {
         switch target {
         case .atMost(let limit)?: return ratio <= limit ? "ok (≤ \(format(limit))×)" : "MISSED (≤ \(format(limit))×)"
         case .fasterBy(let factor)?:
-            return baseline / ours >= factor ? "ok (≥ \(format(factor))× faster)" : "MISSED (≥ \(format(factor))× faster)"
+            return baseline / ours >= factor
+                ? "ok (≥ \(format(factor))× faster)" : "MISSED (≥ \(format(factor))× faster)"
         case nil: return ""
         }
     }
@@ -75,14 +76,17 @@ func printTable(_ rows: [Row], title: String) {
     print(title)
     let header = ["operation", "StorableConfig", "baseline", "baseline", "ratio", "target"]
     let lines = rows.map { row in
-        [row.operation, "\(format(row.ours)) \(row.unit)", row.baselineName, "\(format(row.baseline)) \(row.unit)",
-         format(row.ratio) + "×", row.verdict]
+        [
+            row.operation, "\(format(row.ours)) \(row.unit)", row.baselineName, "\(format(row.baseline)) \(row.unit)",
+            format(row.ratio) + "×", row.verdict,
+        ]
     }
     let widths = header.indices.map { column in ([header] + lines).map { $0[column].count }.max() ?? 0 }
     for line in [header] + lines {
-        print(line.enumerated().map { column, cell in
-            column == line.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-        }.joined(separator: "  "))
+        print(
+            line.enumerated().map { column, cell in
+                column == line.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  "))
     }
 }
 

@@ -9,9 +9,9 @@ import Foundation
 import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -70,7 +70,8 @@ func firstInit(_ count: Int, _ kind: String) -> Double {
         try! process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        samples.append(Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan)
+        samples.append(
+            Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan)
     }
     samples.sort()
     return samples[samples.count / 2]
@@ -78,23 +79,33 @@ func firstInit(_ count: Int, _ kind: String) -> Double {
 
 // MARK: The measured operations, each out of line and fed the loop index
 
-@inline(never) func readPlainBool(_ settings: PlainSettings, _ index: Int) -> Bool { settings.isFirstLaunch != (index < 0) }
+@inline(never) func readPlainBool(_ settings: PlainSettings, _ index: Int) -> Bool {
+    settings.isFirstLaunch != (index < 0)
+}
 @inline(never) func readPlainInt(_ settings: PlainSettings, _ index: Int) -> Int { settings.count &+ index }
-@inline(never) func readPlainString(_ settings: PlainSettings, _ index: Int) -> Int { settings.userName.utf8.count &+ index }
+@inline(never) func readPlainString(_ settings: PlainSettings, _ index: Int) -> Int {
+    settings.userName.utf8.count &+ index
+}
 @inline(never) func readPlainProfile(_ settings: PlainSettings, _ index: Int) -> Int { settings.profile.age &+ index }
 @inline(never) func readOursBool(_ config: BenchConfig, _ index: Int) -> Bool { config.isFirstLaunch != (index < 0) }
 @inline(never) func readOursInt(_ config: BenchConfig, _ index: Int) -> Int { config.count &+ index }
 @inline(never) func readOursString(_ config: BenchConfig, _ index: Int) -> Int { config.userName.utf8.count &+ index }
 @inline(never) func readOursProfile(_ config: BenchConfig, _ index: Int) -> Int { config.profile.age &+ index }
-@inline(never) func readHandBool(_ defaults: UserDefaults, _ index: Int) -> Bool { defaults.isFirstLaunch != (index < 0) }
+@inline(never) func readHandBool(_ defaults: UserDefaults, _ index: Int) -> Bool {
+    defaults.isFirstLaunch != (index < 0)
+}
 @inline(never) func readHandInt(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.count &+ index }
-@inline(never) func readHandString(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.userName.utf8.count &+ index }
+@inline(never) func readHandString(_ defaults: UserDefaults, _ index: Int) -> Int {
+    defaults.userName.utf8.count &+ index
+}
 @inline(never) func readHandProfile(_ defaults: UserDefaults, _ index: Int) -> Int { defaults.profile.age &+ index }
 
 @inline(never) func writePlainBool(_ settings: PlainSettings, _ index: Int) { settings.isFirstLaunch = index & 1 == 0 }
 @inline(never) func writePlainInt(_ settings: PlainSettings, _ index: Int) { settings.count = index }
 @inline(never) func writePlainString(_ settings: PlainSettings, _ index: Int) { settings.userName = names[index & 7] }
-@inline(never) func writePlainProfile(_ settings: PlainSettings, _ index: Int) { settings.profile = profiles[index & 7] }
+@inline(never) func writePlainProfile(_ settings: PlainSettings, _ index: Int) {
+    settings.profile = profiles[index & 7]
+}
 @inline(never) func writeOursBool(_ config: BenchConfig, _ index: Int) { config.isFirstLaunch = index & 1 == 0 }
 @inline(never) func writeOursInt(_ config: BenchConfig, _ index: Int) { config.count = index }
 @inline(never) func writeOursString(_ config: BenchConfig, _ index: Int) { config.userName = names[index & 7] }
@@ -117,18 +128,30 @@ let memoryConfig = BenchConfig(store: InMemoryStore())
 let readIterations = 2_000_000 / scale
 
 for (name, ours, floor, hand) in [
-    ("read Bool", { readOursBool(memoryConfig, $0) ? 1 : 0 }, { readPlainBool(plain, $0) ? 1 : 0 }, { readHandBool(handDefaults, $0) ? 1 : 0 }),
+    (
+        "read Bool", { readOursBool(memoryConfig, $0) ? 1 : 0 }, { readPlainBool(plain, $0) ? 1 : 0 },
+        { readHandBool(handDefaults, $0) ? 1 : 0 }
+    ),
     ("read Int", { readOursInt(memoryConfig, $0) }, { readPlainInt(plain, $0) }, { readHandInt(handDefaults, $0) }),
-    ("read String", { readOursString(memoryConfig, $0) }, { readPlainString(plain, $0) }, { readHandString(handDefaults, $0) }),
-    ("read Codable struct", { readOursProfile(memoryConfig, $0) }, { readPlainProfile(plain, $0) }, { readHandProfile(handDefaults, $0) }),
+    (
+        "read String", { readOursString(memoryConfig, $0) }, { readPlainString(plain, $0) },
+        { readHandString(handDefaults, $0) }
+    ),
+    (
+        "read Codable struct", { readOursProfile(memoryConfig, $0) }, { readPlainProfile(plain, $0) },
+        { readHandProfile(handDefaults, $0) }
+    ),
 ] as [(String, (Int) -> Int, (Int) -> Int, (Int) -> Int)] {
     var sink = 0
     let oursTime = nanosecondsPerOperation(iterations: readIterations) { sink &+= ours($0) }
     let floorTime = nanosecondsPerOperation(iterations: readIterations) { sink &+= floor($0) }
-    let handTime = nanosecondsPerOperation(iterations: name.contains("struct") ? 20_000 / scale : 200_000 / scale) { sink &+= hand($0) }
+    let handTime = nanosecondsPerOperation(iterations: name.contains("struct") ? 20_000 / scale : 200_000 / scale) {
+        sink &+= hand($0)
+    }
     consume(sink)
     rows.append(Row(operation: name, ours: oursTime, baselineName: "plain", baseline: floorTime, target: .atMost(10)))
-    rows.append(Row(operation: name, ours: oursTime, baselineName: "handwritten", baseline: handTime, target: .fasterBy(50)))
+    rows.append(
+        Row(operation: name, ours: oursTime, baselineName: "handwritten", baseline: handTime, target: .fasterBy(50)))
 }
 
 let writeIterations = 200_000 / scale
@@ -138,9 +161,10 @@ for (name, ours, floor) in [
     ("write String (memory)", { writeOursString(memoryConfig, $0) }, { writePlainString(plain, $0) }),
     ("write struct (memory)", { writeOursProfile(memoryConfig, $0) }, { writePlainProfile(plain, $0) }),
 ] as [(String, (Int) -> Void, (Int) -> Void)] {
-    rows.append(Row(
-        operation: name, ours: nanosecondsPerOperation(iterations: writeIterations, ours), baselineName: "plain",
-        baseline: nanosecondsPerOperation(iterations: writeIterations * 10, floor), target: .atMost(20)))
+    rows.append(
+        Row(
+            operation: name, ours: nanosecondsPerOperation(iterations: writeIterations, ours), baselineName: "plain",
+            baseline: nanosecondsPerOperation(iterations: writeIterations * 10, floor), target: .atMost(20)))
 }
 
 // The targets of the core issue: an assignment against a Mutex-guarded dictionary, a struct against an Int.
@@ -149,14 +173,16 @@ let writeStructTime = rows.first { $0.operation == "write struct (memory)" }!.ou
 if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
     let floor = MutexDictionaryFloor()
     let key = memoryConfig.$count.key
-    rows.append(Row(
-        operation: "write Int (memory)", ours: writeIntTime, baselineName: "[String: Int] in Mutex + version",
-        baseline: nanosecondsPerOperation(iterations: writeIterations * 10) { floor.write($0, forKey: key) },
-        target: .atMost(3)))
+    rows.append(
+        Row(
+            operation: "write Int (memory)", ours: writeIntTime, baselineName: "[String: Int] in Mutex + version",
+            baseline: nanosecondsPerOperation(iterations: writeIterations * 10) { floor.write($0, forKey: key) },
+            target: .atMost(3)))
 }
-rows.append(Row(
-    operation: "write struct (memory)", ours: writeStructTime, baselineName: "write Int (memory)",
-    baseline: writeIntTime, target: .atMost(2)))
+rows.append(
+    Row(
+        operation: "write struct (memory)", ours: writeStructTime, baselineName: "write Int (memory)",
+        baseline: writeIntTime, target: .atMost(2)))
 
 let defaultsConfig = BenchConfig(store: UserDefaultsStore(freshDefaults("\(suiteName)-ours")))
 let defaultsIterations = 20_000 / scale
@@ -166,10 +192,11 @@ for (name, ours, hand) in [
     ("write String (UserDefaults)", { writeOursString(defaultsConfig, $0) }, { writeHandString(handDefaults, $0) }),
     ("write struct (UserDefaults)", { writeOursProfile(defaultsConfig, $0) }, { writeHandProfile(handDefaults, $0) }),
 ] as [(String, (Int) -> Void, (Int) -> Void)] {
-    rows.append(Row(
-        operation: name, ours: nanosecondsPerOperation(iterations: defaultsIterations, ours),
-        baselineName: "handwritten set", baseline: nanosecondsPerOperation(iterations: defaultsIterations, hand),
-        target: .atMost(1.1)))
+    rows.append(
+        Row(
+            operation: name, ours: nanosecondsPerOperation(iterations: defaultsIterations, ours),
+            baselineName: "handwritten set", baseline: nanosecondsPerOperation(iterations: defaultsIterations, hand),
+            target: .atMost(1.1)))
 }
 
 // Durable writes: a 100-key JSON file against UserDefaults set + synchronize on a 100-key suite.
@@ -184,26 +211,50 @@ for index in 0..<96 { durableDefaults.set(index, forKey: "bench.filler.\(index)"
 durableDefaults.registerHandwrittenDefaults()
 let durableIterations = 300 / scale
 for (name, ours, hand) in [
-    ("durable write Bool (JSON file)", { writeOursBool(fileConfig, $0) }, { (index: Int) in writeHandBool(durableDefaults, index); durableDefaults.synchronize() }),
-    ("durable write Int (JSON file)", { writeOursInt(fileConfig, $0) }, { (index: Int) in writeHandInt(durableDefaults, index); durableDefaults.synchronize() }),
-    ("durable write String (JSON file)", { writeOursString(fileConfig, $0) }, { (index: Int) in writeHandString(durableDefaults, index); durableDefaults.synchronize() }),
-    ("durable write struct (JSON file)", { writeOursProfile(fileConfig, $0) }, { (index: Int) in writeHandProfile(durableDefaults, index); durableDefaults.synchronize() }),
+    (
+        "durable write Bool (JSON file)", { writeOursBool(fileConfig, $0) },
+        { (index: Int) in
+            writeHandBool(durableDefaults, index); durableDefaults.synchronize()
+        }
+    ),
+    (
+        "durable write Int (JSON file)", { writeOursInt(fileConfig, $0) },
+        { (index: Int) in
+            writeHandInt(durableDefaults, index); durableDefaults.synchronize()
+        }
+    ),
+    (
+        "durable write String (JSON file)", { writeOursString(fileConfig, $0) },
+        { (index: Int) in
+            writeHandString(durableDefaults, index); durableDefaults.synchronize()
+        }
+    ),
+    (
+        "durable write struct (JSON file)", { writeOursProfile(fileConfig, $0) },
+        { (index: Int) in
+            writeHandProfile(durableDefaults, index); durableDefaults.synchronize()
+        }
+    ),
 ] as [(String, (Int) -> Void, (Int) -> Void)] {
-    rows.append(Row(
-        operation: name, ours: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, ours),
-        baselineName: "set + synchronize", baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, hand),
-        target: .atMost(1.0)))
+    rows.append(
+        Row(
+            operation: name, ours: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, ours),
+            baselineName: "set + synchronize",
+            baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5, hand),
+            target: .atMost(1.0)))
 }
 
 // The same durable write, by hand: the file's bytes to a temporary file, fdatasync, rename, directory fsync.
 fileConfig.count = 0
-let durableFloor = DurableWriteFloor(copying: directory.appendingPathComponent("settings.json").path, key: fileConfig.$count.key)
-rows.append(Row(
-    operation: "durable write Int (JSON file)",
-    ours: rows.first { $0.operation == "durable write Int (JSON file)" }!.ours,
-    baselineName: "temp file + fdatasync + rename",
-    baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5) { durableFloor.replaceFile($0) },
-    target: .atMost(1.1)))
+let durableFloor = DurableWriteFloor(
+    copying: directory.appendingPathComponent("settings.json").path, key: fileConfig.$count.key)
+rows.append(
+    Row(
+        operation: "durable write Int (JSON file)",
+        ours: rows.first { $0.operation == "durable write Int (JSON file)" }!.ours,
+        baselineName: "temp file + fdatasync + rename",
+        baseline: nanosecondsPerOperation(iterations: durableIterations, repeats: 5) { durableFloor.replaceFile($0) },
+        target: .atMost(1.1)))
 
 // Init: a config of N settings over UserDefaults against register(defaults:) + N reads.
 @inline(never) func initOurs(_ count: Int, _ store: UserDefaultsStore) -> AnyObject {
@@ -230,71 +281,101 @@ for count in [10, 100, 1000] {
     let firstHand = firstInit(count, "handwritten")
     let iterations = max(3, (count == 1000 ? 200 : 2000) / scale)
     let later = nanosecondsPerOperation(iterations: iterations) { _ in consume(initOurs(count, initStore)) }
-    let hand = nanosecondsPerOperation(iterations: iterations) { _ in consume(initHandwritten(count, initDefaults, initKeys)) }
+    let hand = nanosecondsPerOperation(iterations: iterations) { _ in
+        consume(initHandwritten(count, initDefaults, initKeys))
+    }
     initRows[count] = (first, later, hand)
-    rows.append(Row(operation: "init \(count) settings, first instance", ours: first, baselineName: "register + reads, new process", baseline: firstHand, target: count == 100 ? .atMost(1.0) : nil))
-    rows.append(Row(operation: "init \(count) settings, later instance", ours: later, baselineName: "register + reads", baseline: hand, target: count == 100 ? .atMost(0.2) : nil))
+    rows.append(
+        Row(
+            operation: "init \(count) settings, first instance", ours: first,
+            baselineName: "register + reads, new process", baseline: firstHand,
+            target: count == 100 ? .atMost(1.0) : nil))
+    rows.append(
+        Row(
+            operation: "init \(count) settings, later instance", ours: later, baselineName: "register + reads",
+            baseline: hand, target: count == 100 ? .atMost(0.2) : nil))
 }
 // The first instance of a 100-setting class in a process where the library is already warm.
 let warmFirst = warmFirstInstances(initStore).sorted()
-rows.append(Row(
-    operation: "init 100 settings, first instance, warm", ours: warmFirst[warmFirst.count / 2],
-    baselineName: "register + reads", baseline: initRows[100]!.hand, target: .atMost(3)))
-rows.append(Row(operation: "init 1000 vs 100 settings, later instance", ours: initRows[1000]!.later, baselineName: "init 100 settings", baseline: initRows[100]!.later, target: .atMost(11)))
+rows.append(
+    Row(
+        operation: "init 100 settings, first instance, warm", ours: warmFirst[warmFirst.count / 2],
+        baselineName: "register + reads", baseline: initRows[100]!.hand, target: .atMost(3)))
+rows.append(
+    Row(
+        operation: "init 1000 vs 100 settings, later instance", ours: initRows[1000]!.later,
+        baselineName: "init 100 settings", baseline: initRows[100]!.later, target: .atMost(11)))
 
 // A batch of 1,000 assignments to a JSON file store, against 1,000 UserDefaults sets and one synchronize.
 let batchStore = try! JSONFileStore(url: directory.appendingPathComponent("batch.json"))
 let batchConfig = Config1000(store: batchStore)
 let batchSettings = batchConfig.allSettings
 let batchDefaults = freshDefaults("\(suiteName)-batch")
-rows.append(Row(
-    operation: "1,000 assignments in one batch (JSON file)",
-    ours: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
-        batchConfig.batch {
-            for (index, setting) in batchSettings.enumerated() { try? setting.assign(parsing: String(round &+ index)) }
-        }
-    },
-    baselineName: "1,000 sets + synchronize",
-    baseline: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
-        for index in 0..<1000 { batchDefaults.set(round &+ index, forKey: initKeys[index]) }
-        batchDefaults.synchronize()
-    }, target: nil, unit: "ns/batch"))
+rows.append(
+    Row(
+        operation: "1,000 assignments in one batch (JSON file)",
+        ours: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
+            batchConfig.batch {
+                for (index, setting) in batchSettings.enumerated() {
+                    try? setting.assign(parsing: String(round &+ index))
+                }
+            }
+        },
+        baselineName: "1,000 sets + synchronize",
+        baseline: nanosecondsPerOperation(iterations: max(2, 20 / scale), repeats: 5) { round in
+            for index in 0..<1000 { batchDefaults.set(round &+ index, forKey: initKeys[index]) }
+            batchDefaults.synchronize()
+        }, target: nil, unit: "ns/batch"))
 
 // Records: 10,000 incomes; fetch them all, and upsert one.
 let recordCount = 10_000 / scale
 let budget = BenchBudget(store: InMemoryStore())
-let incomeRecords = (0..<recordCount).map { BenchIncome(id: "income-\($0)", name: "Income \($0)", amount: $0, order: $0) }
+let incomeRecords = (0..<recordCount).map {
+    BenchIncome(id: "income-\($0)", name: "Income \($0)", amount: $0, order: $0)
+}
 budget.incomes.upsert(contentsOf: incomeRecords)
 let handIncomes = HandwrittenIncomes(defaults: freshDefaults("\(suiteName)-records"))
 handIncomes.defaults.set(
-    Dictionary(uniqueKeysWithValues: incomeRecords.map { ($0.id, try! JSONEncoder().encode($0)) }), forKey: handIncomes.key)
-rows.append(Row(
-    operation: "fetch all of \(recordCount) records (memory)",
-    ours: nanosecondsPerOperation(iterations: max(3, 100 / scale), repeats: 5) { _ in consume(budget.incomes.all) },
-    baselineName: "UserDefaults [id: Data]",
-    baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { _ in consume(handIncomes.all()) },
-    target: nil, unit: "ns/op"))
-rows.append(Row(
-    operation: "upsert one into \(recordCount) records (memory)",
-    ours: nanosecondsPerOperation(iterations: max(3, 200 / scale), repeats: 5) { round in
-        budget.incomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
-    },
-    baselineName: "UserDefaults [id: Data]",
-    baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { round in
-        handIncomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
-    }, target: nil, unit: "ns/op"))
+    Dictionary(uniqueKeysWithValues: incomeRecords.map { ($0.id, try! JSONEncoder().encode($0)) }),
+    forKey: handIncomes.key)
+rows.append(
+    Row(
+        operation: "fetch all of \(recordCount) records (memory)",
+        ours: nanosecondsPerOperation(iterations: max(3, 100 / scale), repeats: 5) { _ in consume(budget.incomes.all) },
+        baselineName: "UserDefaults [id: Data]",
+        baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { _ in consume(handIncomes.all()) },
+        target: nil, unit: "ns/op"))
+rows.append(
+    Row(
+        operation: "upsert one into \(recordCount) records (memory)",
+        ours: nanosecondsPerOperation(iterations: max(3, 200 / scale), repeats: 5) { round in
+            budget.incomes.upsert(
+                BenchIncome(
+                    id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+        },
+        baselineName: "UserDefaults [id: Data]",
+        baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { round in
+            handIncomes.upsert(
+                BenchIncome(
+                    id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+        }, target: nil, unit: "ns/op"))
 let fileBudget = BenchBudget(store: try! JSONFileStore(url: directory.appendingPathComponent("records.json")))
 fileBudget.incomes.upsert(contentsOf: incomeRecords)
-rows.append(Row(
-    operation: "upsert one into \(recordCount) records (JSON file)",
-    ours: nanosecondsPerOperation(iterations: max(3, 20 / scale), repeats: 5) { round in
-        fileBudget.incomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
-    },
-    baselineName: "UserDefaults [id: Data] + sync",
-    baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { round in
-        handIncomes.upsert(BenchIncome(id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
-        handIncomes.defaults.synchronize()
-    }, target: nil, unit: "ns/op"))
+rows.append(
+    Row(
+        operation: "upsert one into \(recordCount) records (JSON file)",
+        ours: nanosecondsPerOperation(iterations: max(3, 20 / scale), repeats: 5) { round in
+            fileBudget.incomes.upsert(
+                BenchIncome(
+                    id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+        },
+        baselineName: "UserDefaults [id: Data] + sync",
+        baseline: nanosecondsPerOperation(iterations: 3, repeats: 3) { round in
+            handIncomes.upsert(
+                BenchIncome(
+                    id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
+            handIncomes.defaults.synchronize()
+        }, target: nil, unit: "ns/op"))
 
 // Memory: bytes per setting of a config of 1,000 Int settings, beyond the 8-byte value.
 let memoryStore = InMemoryStore()
@@ -304,14 +385,21 @@ let before = allocatedBytes()
 for _ in 0..<10 { kept.append(Config1000(store: memoryStore)) }
 let perSetting = Double(allocatedBytes() - before) / 10_000 - Double(MemoryLayout<Int>.size)
 consume(kept)
-rows.append(Row(operation: "memory per setting beyond its value", ours: perSetting, baselineName: "budget", baseline: 256, target: .atMost(1.0), unit: "bytes"))
+rows.append(
+    Row(
+        operation: "memory per setting beyond its value", ours: perSetting, baselineName: "budget", baseline: 256,
+        target: .atMost(1.0), unit: "bytes"))
 
-for name in [suiteName, "\(suiteName)-ours", "\(suiteName)-durable", "\(suiteName)-init", "\(suiteName)-batch", "\(suiteName)-records"] {
+for name in [
+    suiteName, "\(suiteName)-ours", "\(suiteName)-durable", "\(suiteName)-init", "\(suiteName)-batch",
+    "\(suiteName)-records",
+] {
     UserDefaults(suiteName: name)?.removePersistentDomain(forName: name)
 }
 try? FileManager.default.removeItem(at: directory)
 
-let machine = "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+let machine =
+    "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 if arguments.contains("--json") {
     print(jsonText(rows, machine: machine))
 } else {

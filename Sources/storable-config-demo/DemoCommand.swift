@@ -31,7 +31,8 @@ struct DemoCommand: Equatable {
             let argument = arguments[index]
             index += 1
             // After `set <config>.<setting>`, the next argument is the value, even if it starts with a dash.
-            let isSetValue = positionals.count == 2 && positionals.first == "set"
+            let isSetValue =
+                positionals.count == 2 && positionals.first == "set"
                 && !["--store", "--json", "--help", "-h", "--"].contains(argument) && !argument.hasPrefix("--store=")
             if optionsEnded || isSetValue || !isOption(argument) {
                 positionals.append(argument)
@@ -63,7 +64,8 @@ struct DemoCommand: Equatable {
         let command = positionals.first
         if wantsHelp {
             if let command, !commands.contains(command) {
-                throw UsageError(message: "unknown command '\(command)'; commands are \(commands.joined(separator: ", "))")
+                throw UsageError(
+                    message: "unknown command '\(command)'; commands are \(commands.joined(separator: ", "))")
             }
             return DemoCommand(action: .help(command), storePath: storePath)
         }
@@ -94,9 +96,12 @@ struct DemoCommand: Equatable {
             try expect(0...1, "reset [<config>[.<setting>]]")
             action = .reset(operands.first)
         case "help":
-            guard operands.count <= 1 else { throw UsageError(message: "help takes one command: storable-config-demo help <command>") }
+            guard operands.count <= 1 else {
+                throw UsageError(message: "help takes one command: storable-config-demo help <command>")
+            }
             if let topic = operands.first, !commands.contains(topic) {
-                throw UsageError(message: "unknown command '\(topic)'; commands are \(commands.joined(separator: ", "))")
+                throw UsageError(
+                    message: "unknown command '\(topic)'; commands are \(commands.joined(separator: ", "))")
             }
             action = .help(operands.first)
         case let other?:

@@ -9,9 +9,9 @@ import Foundation
 import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 let usage = """
@@ -82,8 +82,9 @@ let selfPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().
 
 func spawn(_ arguments: [String], output pipe: Pipe? = nil) -> Process {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: FileManager.default.fileExists(atPath: selfPath)
-        ? selfPath : CommandLine.arguments[0])
+    process.executableURL = URL(
+        fileURLWithPath: FileManager.default.fileExists(atPath: selfPath)
+            ? selfPath : CommandLine.arguments[0])
     process.arguments = arguments
     process.standardOutput = pipe ?? FileHandle.nullDevice
     do {
@@ -190,8 +191,9 @@ func runWatch(_ arguments: [String]) {
         guard !latencies.isEmpty else { return "-" }
         return String(format: "%.2f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
     }
-    output("watch: \(rounds) outside writes; from write to observer: median \(percentile(0.5)) ms, "
-        + "p95 \(percentile(0.95)) ms, max \(percentile(1)) ms; missed \(missed)")
+    output(
+        "watch: \(rounds) outside writes; from write to observer: median \(percentile(0.5)) ms, "
+            + "p95 \(percentile(0.95)) ms, max \(percentile(1)) ms; missed \(missed)")
 }
 
 func runMultiprocess(_ arguments: [String]) {
@@ -199,8 +201,10 @@ func runMultiprocess(_ arguments: [String]) {
     let writes = option("--writes", in: arguments, default: 300)
     let directory = directoryOption(in: arguments)
     let suite = "storable-config-stress-\(UUID().uuidString)"
-    for (name, location) in [("JSONFileStore", directory.appendingPathComponent("multi.json").path),
-                             ("UserDefaultsStore", "suite:\(suite)")] {
+    for (name, location) in [
+        ("JSONFileStore", directory.appendingPathComponent("multi.json").path),
+        ("UserDefaultsStore", "suite:\(suite)"),
+    ] {
         let started = Date()
         let children = (0..<processes).map { spawn(["write-keys", location, "p\($0)", String(writes)]) }
         for child in children { child.waitUntilExit() }
@@ -214,8 +218,9 @@ func runMultiprocess(_ arguments: [String]) {
             }
         }
         let total = processes * writes
-        output("\(name): \(processes) processes x \(writes) writes in \(String(format: "%.2f", seconds)) s: "
-            + "\(kept) of \(total) keys kept, \(total - kept) lost")
+        output(
+            "\(name): \(processes) processes x \(writes) writes in \(String(format: "%.2f", seconds)) s: "
+                + "\(kept) of \(total) keys kept, \(total - kept) lost")
     }
     UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
 }
@@ -235,10 +240,11 @@ case "write-counter":
             fail("\(error)", status: 1)
         }
     }
-    var counter = (try? store.value(forKey: "counter")).flatMap { value -> Int? in
-        if case .int(let number) = value { return Int(number) }
-        return nil
-    } ?? 0
+    var counter =
+        (try? store.value(forKey: "counter")).flatMap { value -> Int? in
+            if case .int(let number) = value { return Int(number) }
+            return nil
+        } ?? 0
     while true {
         counter += 1
         do {

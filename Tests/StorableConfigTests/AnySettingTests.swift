@@ -74,4 +74,3 @@ struct AnySettingTests {
         #expect(store.allValues.isEmpty)
     }
 }
-

@@ -17,7 +17,9 @@ struct CodecFixtureTests {
 
     /// The in-memory form: every key's tree, with every case and bit.
     static func storedTrees() throws -> [String: StoredValue] {
-        guard case .dictionary(let tagged) = try StoredValue(jsonText: String(decoding: try fixture("stored-values.json"), as: UTF8.self))
+        guard
+            case .dictionary(let tagged) = try StoredValue(
+                jsonText: String(decoding: try fixture("stored-values.json"), as: UTF8.self))
         else { throw TaggedStoredValue.Malformed() }
         return try tagged.mapValues(TaggedStoredValue.untag)
     }
@@ -94,6 +96,7 @@ struct CodecFixtureTests {
         let memory = InMemoryStore()
         CodecFixtures.assign(to: CodecFixtureConfig(store: memory))
         let tagged = StoredValue.dictionary(memory.allValues.mapValues(TaggedStoredValue.tag))
-        try Data((tagged.jsonText(pretty: true) + "\n").utf8).write(to: output.appendingPathComponent("stored-values.json"))
+        try Data((tagged.jsonText(pretty: true) + "\n").utf8).write(
+            to: output.appendingPathComponent("stored-values.json"))
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
+import StorableConfigTesting
 import Testing
 
 @testable import StorableConfig
-import StorableConfigTesting
 
 /// What every store must do, checked against each of them through a freshly opened store.
 struct ConfigStoreConformanceTests {
@@ -118,7 +118,8 @@ struct DirectoryStoreTests {
         let token = config.$userName.observe { name in changed.withLock { $0.append(name) } }
         defer { token.cancel() }
         // Another program writes the file of the setting.
-        try Data(#""written elsewhere""#.utf8).write(to: directory.url.appendingPathComponent(config.$userName.key + ".json"))
+        try Data(#""written elsewhere""#.utf8).write(
+            to: directory.url.appendingPathComponent(config.$userName.key + ".json"))
         try store.reload()
         #expect(config.userName == "written elsewhere")
         #expect(changed.withLock { $0 } == ["written elsewhere"])

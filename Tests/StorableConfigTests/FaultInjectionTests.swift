@@ -4,9 +4,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 final class FaultConfig: StorableConfig {

@@ -4,9 +4,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct JSONFileStoreTests {
@@ -241,11 +241,11 @@ struct JSONFileStoreTests {
         #expect(url.lastPathComponent == "settings.json")
         #expect(url.deletingLastPathComponent().lastPathComponent == "com.example.app")
         #if !canImport(Darwin)
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
-            #expect(url.path.hasPrefix(configHome))
-        } else if let home = environment["HOME"] {
-            #expect(url.path == home + "/.config/com.example.app/settings.json")
-        }
+            if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+                #expect(url.path.hasPrefix(configHome))
+            } else if let home = environment["HOME"] {
+                #expect(url.path == home + "/.config/com.example.app/settings.json")
+            }
         #endif
     }
 

@@ -18,7 +18,9 @@ struct JSONTextTests {
         #expect(try JSONText.parse(Data("99999999999999999999999".utf8)) == .double(1e23))
     }
 
-    @Test(arguments: [0.1, -0.0, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 123456789.123456789, 1.0 / 3.0])
+    @Test(arguments: [
+        0.1, -0.0, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 123456789.123456789, 1.0 / 3.0,
+    ])
     func doublesRoundTripExactly(number: Double) throws {
         let text = JSONText.string(from: .double(number), pretty: false)
         guard case .double(let parsed) = try JSONText.parse(Data(text.utf8)) else {
@@ -88,7 +90,8 @@ struct ISO8601TimestampTests {
     @Test func randomDatesReadBackIdentical() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {
-            let interval = Double.random(in: -5e10...5e10, using: &generator)
+            let interval =
+                Double.random(in: -5e10...5e10, using: &generator)
                 * (Bool.random(using: &generator) ? 1 : 1e-9)
             let text = ISO8601Timestamp.string(from: Date(timeIntervalSinceReferenceDate: interval))
             let parsed = try #require(ISO8601Timestamp.date(from: text), "\(text)")
@@ -120,8 +123,10 @@ struct ISO8601TimestampTests {
         #expect(ISO8601Timestamp.date(from: "2024-02-29T00:00:00Z") != nil)
     }
 
-    @Test(arguments: ["2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-21", "2026-11-21T07:47:43",
-        "2026-11-21T24:00:00Z", "yesterday", "2026-11-21T07:47:43.Z"])
+    @Test(arguments: [
+        "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-21", "2026-11-21T07:47:43",
+        "2026-11-21T24:00:00Z", "yesterday", "2026-11-21T07:47:43.Z",
+    ])
     func invalidTextIsRejected(text: String) {
         #expect(ISO8601Timestamp.date(from: text) == nil)
     }

@@ -5,9 +5,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Collects what an observer is told.

@@ -4,9 +4,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// JSONFileStore's guarantees, proved with real processes started from `storable-config-stress`.
@@ -30,7 +30,8 @@ struct ProcessTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             output += pipe.fileHandleForReading.readDataToEndOfFile()
-            let acked = String(decoding: output, as: UTF8.self).split(separator: "\n")
+            let acked =
+                String(decoding: output, as: UTF8.self).split(separator: "\n")
                 .compactMap { Int($0.dropFirst(4)) }.max() ?? 0
             acknowledged = max(acknowledged, acked)
             guard let data = FileManager.default.contents(atPath: url.path) else {

@@ -82,7 +82,9 @@ struct RecordsTests {
         let fixture = StoreFixture(kind)
         do {
             let budget = BudgetConfig(store: fixture.open())
-            for (index, name) in ["a", "b", "c"].enumerated() { budget.incomes.insert(income(name, 0, id: name), at: index) }
+            for (index, name) in ["a", "b", "c"].enumerated() {
+                budget.incomes.insert(income(name, 0, id: name), at: index)
+            }
         }
         let budget = BudgetConfig(store: fixture.open())
         budget.incomes.move(id: "c", to: 0)
@@ -97,7 +99,9 @@ struct RecordsTests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let budget = BudgetConfig(store: try JSONFileStore(url: url))
-        for (index, name) in ["a", "b", "c"].enumerated() { budget.incomes.insert(income(name, index, id: name), at: index) }
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            budget.incomes.insert(income(name, index, id: name), at: index)
+        }
         // Another process deletes c and raises b, writing the file as a whole.
         var object = try jsonObject(at: url)
         var incomes = try #require(object["budget.BudgetConfig.incomes"] as? [String: Any])
@@ -144,9 +148,10 @@ struct RecordsTests {
         budget.expenses.upsert(Expense(id: 1, label: "x"))
         #expect(store.value(forKey: "budget.BudgetConfig.expenses") == .string("not records"))
         #expect(store.writes.withLock { $0.isEmpty })
-        #expect(ReportedErrors.mentioning("budget.BudgetConfig.expenses").contains {
-            $0.description.contains("nothing was changed")
-        })
+        #expect(
+            ReportedErrors.mentioning("budget.BudgetConfig.expenses").contains {
+                $0.description.contains("nothing was changed")
+            })
     }
 
     @Test func anUpsertEncodesOnlyTheRecordsItChanges() {

@@ -4,9 +4,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct StorableConfigTests {
@@ -347,40 +347,40 @@ struct StorableConfigTests {
 
     @Test func theDefaultStoreOnLinuxIsAJSONFileUnderTheConfigDirectory() async {
         #if !canImport(Darwin)
-        await #expect(processExitsWith: .success) {
-            let home = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "StorableConfigTests-home-\(getpid())")
-            defer { try? FileManager.default.removeItem(at: home) }
-            setenv("HOME", home.path, 1)
-            unsetenv("XDG_CONFIG_HOME")
-            let config = PlainConfig()
-            config.count = 5
-            let expected = home.appendingPathComponent(
-                ".config/\(StorableConfig.defaultNamespace)/settings.json")
-            guard let store = config.store as? JSONFileStore, store.url.path == expected.path,
-                let object = try? jsonObject(at: expected), object[config.$count.key] as? Int == 5
-            else { exit(1) }
-            exit(0)
-        }
+            await #expect(processExitsWith: .success) {
+                let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "StorableConfigTests-home-\(getpid())")
+                defer { try? FileManager.default.removeItem(at: home) }
+                setenv("HOME", home.path, 1)
+                unsetenv("XDG_CONFIG_HOME")
+                let config = PlainConfig()
+                config.count = 5
+                let expected = home.appendingPathComponent(
+                    ".config/\(StorableConfig.defaultNamespace)/settings.json")
+                guard let store = config.store as? JSONFileStore, store.url.path == expected.path,
+                    let object = try? jsonObject(at: expected), object[config.$count.key] as? Int == 5
+                else { exit(1) }
+                exit(0)
+            }
         #endif
     }
 
     @Test func anUnusableDefaultLocationFallsBackToMemoryAndIsReported() async {
         #if !canImport(Darwin)
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            // XDG_CONFIG_HOME is a file, so no directory can be made under it.
-            let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "StorableConfigTests-blocker-\(getpid())")
-            defer { try? FileManager.default.removeItem(at: blocker) }
-            try! Data("file".utf8).write(to: blocker)
-            setenv("XDG_CONFIG_HOME", blocker.path, 1)
-            let config = PlainConfig()
-            config.count = 5
-            guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
-            exit(0)
-        }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("StorableConfigTests-blocker-"))
+            let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                // XDG_CONFIG_HOME is a file, so no directory can be made under it.
+                let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "StorableConfigTests-blocker-\(getpid())")
+                defer { try? FileManager.default.removeItem(at: blocker) }
+                try! Data("file".utf8).write(to: blocker)
+                setenv("XDG_CONFIG_HOME", blocker.path, 1)
+                let config = PlainConfig()
+                config.count = 5
+                guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
+                exit(0)
+            }
+            let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(message.contains("StorableConfigTests-blocker-"))
         #endif
     }
 

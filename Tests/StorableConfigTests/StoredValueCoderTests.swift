@@ -32,10 +32,12 @@ struct StoredValueCoderTests {
     }
 
     @Test func aDecimalADoubleHoldsIsStillANumber() throws {
-        #expect(try StoredValueEncoder().encode(Ledger(total: Decimal(string: "12.5")!, entries: [100]))
-            == .dictionary(["total": .double(12.5), "entries": .array([.int(100)])]))
-        #expect(try StoredValueEncoder().encode(Ledger(total: Self.manyDigits, entries: []))
-            == .dictionary(["total": .string("3.1415926535897932384626433832795028841"), "entries": .array([])]))
+        #expect(
+            try StoredValueEncoder().encode(Ledger(total: Decimal(string: "12.5")!, entries: [100]))
+                == .dictionary(["total": .double(12.5), "entries": .array([.int(100)])]))
+        #expect(
+            try StoredValueEncoder().encode(Ledger(total: Self.manyDigits, entries: []))
+                == .dictionary(["total": .string("3.1415926535897932384626433832795028841"), "entries": .array([])]))
     }
 
     struct Counts: Codable, Equatable {
@@ -45,8 +47,9 @@ struct StoredValueCoderTests {
 
     @Test func numbersConvertOnlyWhenExact() throws {
         let decoder = StoredValueDecoder()
-        #expect(try decoder.decode(Counts.self, from: .dictionary(["small": .int(-8), "whole": .double(3)]))
-            == Counts(small: -8, whole: 3))
+        #expect(
+            try decoder.decode(Counts.self, from: .dictionary(["small": .int(-8), "whole": .double(3)]))
+                == Counts(small: -8, whole: 3))
         #expect(throws: DecodingError.self) {
             try decoder.decode(Counts.self, from: .dictionary(["small": .int(300), "whole": .int(1)]))
         }
@@ -93,7 +96,8 @@ struct StoredValueCoderTests {
         dog.name = "Rex"
         dog.tricks = ["sit"]
         let stored = try StoredValueEncoder().encode(dog)
-        #expect(stored == .dictionary(["tricks": .array([.string("sit")]), "super": .dictionary(["name": .string("Rex")])]))
+        #expect(
+            stored == .dictionary(["tricks": .array([.string("sit")]), "super": .dictionary(["name": .string("Rex")])]))
         let decoded = try StoredValueDecoder().decode(Dog.self, from: stored)
         #expect(decoded.name == "Rex" && decoded.tricks == ["sit"])
     }

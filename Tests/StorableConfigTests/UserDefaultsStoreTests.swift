@@ -4,9 +4,9 @@ import Testing
 @testable import StorableConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite(.serialized)
@@ -62,35 +62,36 @@ struct UserDefaultsStoreTests {
             exit(0)
         }
         #if !canImport(Darwin)
-        #expect(FileManager.default.fileExists(atPath: fileURL.path))
+            #expect(FileManager.default.fileExists(atPath: fileURL.path))
         #endif
     }
 
     #if !canImport(Darwin)
-    @Test func savingOnEveryWriteHasTheFileOnDiskBeforeTheAssignmentReturns() throws {
-        let suite = "StorableConfigTests-every-\(UUID().uuidString)"
-        let url = UserDefaultsStore.propertyListURL(domain: suite)
-        defer {
-            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: url)
+        @Test func savingOnEveryWriteHasTheFileOnDiskBeforeTheAssignmentReturns() throws {
+            let suite = "StorableConfigTests-every-\(UUID().uuidString)"
+            let url = UserDefaultsStore.propertyListURL(domain: suite)
+            defer {
+                UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+                try? FileManager.default.removeItem(at: url)
+            }
+            let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)))
+            config.userName = "on disk"
+            let text = try String(contentsOf: url, encoding: .utf8)
+            #expect(text.contains("on disk"))
         }
-        let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)))
-        config.userName = "on disk"
-        let text = try String(contentsOf: url, encoding: .utf8)
-        #expect(text.contains("on disk"))
-    }
 
-    @Test func coalescedSavingReachesTheDiskSoonWithoutAnExit() async throws {
-        let suite = "StorableConfigTests-soon-\(UUID().uuidString)"
-        let url = UserDefaultsStore.propertyListURL(domain: suite)
-        defer {
-            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: url)
+        @Test func coalescedSavingReachesTheDiskSoonWithoutAnExit() async throws {
+            let suite = "StorableConfigTests-soon-\(UUID().uuidString)"
+            let url = UserDefaultsStore.propertyListURL(domain: suite)
+            defer {
+                UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+                try? FileManager.default.removeItem(at: url)
+            }
+            let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite)))
+            config.userName = "soon on disk"
+            #expect(
+                await eventually { (try? String(contentsOf: url, encoding: .utf8))?.contains("soon on disk") == true })
         }
-        let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite)))
-        config.userName = "soon on disk"
-        #expect(await eventually { (try? String(contentsOf: url, encoding: .utf8))?.contains("soon on disk") == true })
-    }
     #endif
 
     @Test func otherCodeReadingTheKeySeesPlainPropertyListValues() throws {
@@ -133,27 +134,28 @@ struct UserDefaultsStoreTests {
     }
 
     #if !canImport(Darwin)
-    @Test func aCorruptPropertyListIsCopiedAsideBeforeUserDefaultsCanOverwriteIt() throws {
-        ReportedErrors.install()
-        let suite = "StorableConfigTests-corrupt-\(UUID().uuidString)"
-        let url = UserDefaultsStore.propertyListURL(domain: suite)
-        let garbage = Data("<?xml version=\"1.0\"?><plist><dict><key>half".utf8)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try garbage.write(to: url)
-        defer {
-            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: url)
+        @Test func aCorruptPropertyListIsCopiedAsideBeforeUserDefaultsCanOverwriteIt() throws {
+            ReportedErrors.install()
+            let suite = "StorableConfigTests-corrupt-\(UUID().uuidString)"
+            let url = UserDefaultsStore.propertyListURL(domain: suite)
+            let garbage = Data("<?xml version=\"1.0\"?><plist><dict><key>half".utf8)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try garbage.write(to: url)
+            defer {
+                UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+                try? FileManager.default.removeItem(at: url)
+            }
+            let store = try #require(UserDefaultsStore(suiteName: suite))
+            let report = try #require(ReportedErrors.mentioning(url.path).first)
+            guard case .corruptFileQuarantined(_, let copy, _) = report else {
+                Issue.record("unexpected report \(report)")
+                return
+            }
+            defer { try? FileManager.default.removeItem(atPath: copy) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
+            try store.setValue(.int(1), forKey: "k")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
         }
-        let store = try #require(UserDefaultsStore(suiteName: suite))
-        let report = try #require(ReportedErrors.mentioning(url.path).first)
-        guard case .corruptFileQuarantined(_, let copy, _) = report else {
-            Issue.record("unexpected report \(report)")
-            return
-        }
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
-        try store.setValue(.int(1), forKey: "k")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == garbage)
-    }
     #endif
 }

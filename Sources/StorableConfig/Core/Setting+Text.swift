@@ -1,26 +1,34 @@
 import Foundation
 
 extension Setting: AnySetting {
+    /// The value type as people write it: `Bool`, `[String]`, `Profile?`.
     public var valueTypeName: String {
         ValueTraits<Value>.shared.typeName
     }
 
+    /// What ``assign(parsing:)`` accepts, with an example: the text form of the default.
     public var expectedFormat: String {
         Self.format(of: Value.self, example: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
     }
 
+    /// The current value as text, in the form ``assign(parsing:)`` accepts.
     public var valueText: String {
         Self.text(of: storedValue)
     }
 
+    /// The declared default as text, in the form ``assign(parsing:)`` accepts.
     public var defaultValueText: String {
         Self.text(of: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
     }
 
+    /// The current value's stored form.
     public var storedValue: StoredValue {
         (try? ValueTraits<Value>.shared.encode(wrappedValue)) ?? .null
     }
 
+    /// Assigns the value that `text` describes: JSON text, or a bare string for a `String` setting.
+    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if the text is not a value of the
+    ///   setting's type.
     public func assign(parsing text: String) throws {
         var candidates: [StoredValue] = []
         if let json = try? JSONText.parse(Data(text.utf8)) { candidates.append(json) }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Observation)
-import Observation
+    import Observation
 #endif
 
 /// A setting of a ``StorableConfig``: a property that loads, defaults and persists itself.

@@ -1,5 +1,5 @@
 #if canImport(Observation)
-import Observation
+    import Observation
 #endif
 
 /// Where a setting belongs: its config's context, its position in the class's schema, and so its name, key
@@ -18,7 +18,7 @@ final class SettingBinding: @unchecked Sendable {
         self.index = index
         observationKeyPath = schema.observationKeyPaths[index]
         #if canImport(Observation) && !canImport(Darwin)
-        registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
+            registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
         #endif
     }
 
@@ -29,16 +29,16 @@ final class SettingBinding: @unchecked Sendable {
     @usableFromInline
     func recordAccess() {
         #if canImport(Observation) && !canImport(Darwin)
-        // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
-        // from this immutable binding, which saves the reference counting of the general path.
-        registrar.access(context, keyPath: observationKeyPath)
+            // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
+            // from this immutable binding, which saves the reference counting of the general path.
+            registrar.access(context, keyPath: observationKeyPath)
         #else
-        context.observationAccess(observationKeyPath)
+            context.observationAccess(observationKeyPath)
         #endif
     }
 
     #if canImport(Observation) && !canImport(Darwin)
-    let registrar: ObservationRegistrar
+        let registrar: ObservationRegistrar
     #endif
 
     func observationDidChange() {

@@ -17,7 +17,7 @@ extension StorableConfig {
         get {
             OutsideLocks.deferring {
                 defaultStoreStorage.withLock { store in
-                if let store { return store }
+                    if let store { return store }
                     let created = makeDefaultStore()
                     store = created
                     return created
@@ -50,16 +50,17 @@ extension StorableConfig {
 
     private static func makeDefaultStore() -> any ConfigStore {
         #if canImport(Darwin)
-        return UserDefaultsStore(.standard)
+            return UserDefaultsStore(.standard)
         #else
-        do {
-            return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: defaultNamespace))
-        } catch let error as StorableConfigError {
-            report(error)
-        } catch {
-            report(.fileUnusable(path: JSONFileStore.defaultURL(namespace: defaultNamespace).path, reason: "\(error)"))
-        }
-        return InMemoryStore()
+            do {
+                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: defaultNamespace))
+            } catch let error as StorableConfigError {
+                report(error)
+            } catch {
+                report(
+                    .fileUnusable(path: JSONFileStore.defaultURL(namespace: defaultNamespace).path, reason: "\(error)"))
+            }
+            return InMemoryStore()
         #endif
     }
 }

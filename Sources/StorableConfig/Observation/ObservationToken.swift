@@ -1,4 +1,3 @@
-
 /// Keeps an observer registered: the observer is removed when the token is released or cancelled.
 ///
 /// ```swift

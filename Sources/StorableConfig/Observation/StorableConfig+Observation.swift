@@ -1,5 +1,5 @@
 #if canImport(Observation)
-import Observation
+    import Observation
 #endif
 
 extension StorableConfig {
@@ -36,9 +36,9 @@ extension StorableConfig {
 }
 
 #if canImport(Observation)
-/// Configs work with `withObservationTracking`, and so with SwiftUI, the way `@Observable` models do:
-/// reading a setting inside tracking, then assigning it, fires the change handler; assigning another
-/// setting does not.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-extension StorableConfig: Observable {}
+    /// Configs work with `withObservationTracking`, and so with SwiftUI, the way `@Observable` models do:
+    /// reading a setting inside tracking, then assigning it, fires the change handler; assigning another
+    /// setting does not.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    extension StorableConfig: Observable {}
 #endif

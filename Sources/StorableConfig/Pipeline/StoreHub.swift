@@ -110,7 +110,11 @@ final class StoreHub: @unchecked Sendable {
                     var values: [String: StoredValue] = [:]
                     var removed: [String] = []
                     for change in changes {
-                        if let stored = change.stored { values[change.key] = stored } else { removed.append(change.key) }
+                        if let stored = change.stored {
+                            values[change.key] = stored
+                        } else {
+                            removed.append(change.key)
+                        }
                     }
                     try store.setValues(values, removingValuesForKeys: removed)
                 }
@@ -208,7 +212,8 @@ final class StoreHub: @unchecked Sendable {
         key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
         from origin: ObjectIdentifier
     ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
-        let result = try update(keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
+        let result = try update(
+            keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
         return (result.version, result.values[key], result.failed)
     }
 

@@ -232,7 +232,9 @@ where Record.ID: LosslessStringConvertible & Sendable {
             if case .dictionary(let members)? = result.value { updatedEntries = members }
             // Others' changes made since the last load show as a different count; then compare every record.
             let knownCount = current.entries.count
-            take(entries: updatedEntries, version: result.version, changedKeys: storedCount == knownCount ? touched : nil)
+            take(
+                entries: updatedEntries, version: result.version, changedKeys: storedCount == knownCount ? touched : nil
+            )
         } catch {
             StorableConfig.report(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
             return
@@ -342,9 +344,13 @@ extension RecordCollection: SettingBox {
 }
 
 extension RecordCollection: AnySetting {
+    /// The name of the property that declares the collection.
     public var name: String { locked { binding }?.name ?? "" }
+    /// Whether the store holds the collection.
     public var isSet: Bool { !current.entries.isEmpty }
+    /// `RecordCollection<Record>`.
     public var valueTypeName: String { "RecordCollection<\(StoredValueCoding.typeName(Record.self))>" }
+    /// What ``assign(parsing:)`` accepts: a JSON array of records.
     public var expectedFormat: String { "a JSON array of \(StoredValueCoding.typeName(Record.self)) records" }
 
     /// The records, in order, as a compact JSON array.
@@ -353,6 +359,7 @@ extension RecordCollection: AnySetting {
         return StoredValue.array(stored).jsonText()
     }
 
+    /// An empty collection's text: `[]`.
     public var defaultValueText: String { "[]" }
 
     /// The stored dictionary, id → record.

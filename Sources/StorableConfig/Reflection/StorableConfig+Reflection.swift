@@ -16,7 +16,8 @@ extension StorableConfig {
             levels.append(
                 current.children.compactMap { child in
                     guard let label = child.label,
-                        let setting = (child.value as? any SettingBox) ?? (child.value as? any WrapsSettingBox)?.settingBox
+                        let setting = (child.value as? any SettingBox)
+                            ?? (child.value as? any WrapsSettingBox)?.settingBox
                     else { return nil }
                     // A wrapper's storage is reflected as `_name`.
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label

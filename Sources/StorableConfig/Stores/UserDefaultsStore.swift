@@ -50,7 +50,7 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// corelibs `UserDefaults` would read it as empty and overwrite it.
     public convenience init(saving: Saving = .coalesced) {
         #if !canImport(Darwin)
-        Self.preserveCorruptFile(domain: ProcessInfo.processInfo.processName)
+            Self.preserveCorruptFile(domain: ProcessInfo.processInfo.processName)
         #endif
         self.init(.standard, saving: saving)
     }
@@ -62,7 +62,7 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// corelibs `UserDefaults` would read it as empty and overwrite it.
     public convenience init?(suiteName: String, saving: Saving = .coalesced) {
         #if !canImport(Darwin)
-        Self.preserveCorruptFile(domain: suiteName)
+            Self.preserveCorruptFile(domain: suiteName)
         #endif
         guard let defaults = Self.defaults(suiteName: suiteName) else { return nil }
         self.init(defaults, saving: saving)
@@ -105,7 +105,8 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
                 StorableConfig.report(
                     .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
             } catch {
-                StorableConfig.report(.fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
+                StorableConfig.report(
+                    .fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
             }
         }
     }
@@ -156,12 +157,12 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
 
     private func persist(key: String) throws {
         #if !canImport(Darwin)
-        switch saving {
-        case .onEveryWrite:
-            guard defaults.synchronize() else { throw Self.saveFailure(key: key) }
-        case .coalesced:
-            Self.scheduleSave(of: defaults, lastKey: key)
-        }
+            switch saving {
+            case .onEveryWrite:
+                guard defaults.synchronize() else { throw Self.saveFailure(key: key) }
+            case .coalesced:
+                Self.scheduleSave(of: defaults, lastKey: key)
+            }
         #endif
     }
 
@@ -216,9 +217,9 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         case .data(let bytes): return bytes
         case .date(let date):
             #if canImport(Darwin)
-            return date
+                return date
             #else
-            return ISO8601Timestamp.string(from: date)
+                return ISO8601Timestamp.string(from: date)
             #endif
         case .array(let items): return items.map(propertyListValue(from:))
         case .dictionary(let members): return members.mapValues(propertyListValue(from:))
@@ -227,14 +228,14 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
 
     static func storedValue(from object: Any) -> StoredValue? {
         #if canImport(Darwin)
-        if let number = object as? NSNumber, !(object is String) {
-            if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
-            switch String(cString: number.objCType) {
-            case "f", "d": return .double(number.doubleValue)
-            case "Q": return .integer(number.uint64Value)
-            default: return .int(number.int64Value)
+            if let number = object as? NSNumber, !(object is String) {
+                if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+                switch String(cString: number.objCType) {
+                case "f", "d": return .double(number.doubleValue)
+                case "Q": return .integer(number.uint64Value)
+                default: return .int(number.int64Value)
+                }
             }
-        }
         #endif
         switch object {
         // On Linux a stored integer is not a Bool and a stored Bool is not an integer, so order is safe.

@@ -1,13 +1,13 @@
 #if canImport(os)
-import os
+    import os
 #else
-import CStorableConfigSupport
+    import CStorableConfigSupport
 #endif
 
 #if canImport(os)
-@usableFromInline typealias LockPrimitive = os_unfair_lock
+    @usableFromInline typealias LockPrimitive = os_unfair_lock
 #else
-@usableFromInline typealias LockPrimitive = UInt32
+    @usableFromInline typealias LockPrimitive = UInt32
 #endif
 
 /// A mutual-exclusion lock that the system knows the waiters of: `os_unfair_lock` on Apple platforms, a futex
@@ -36,9 +36,9 @@ struct Lock: @unchecked Sendable {
     func lock() {
         storage.withUnsafeMutablePointerToElements { primitive in
             #if canImport(os)
-            os_unfair_lock_lock(primitive)
+                os_unfair_lock_lock(primitive)
             #else
-            storable_config_futex_lock(primitive)
+                storable_config_futex_lock(primitive)
             #endif
         }
     }
@@ -47,9 +47,9 @@ struct Lock: @unchecked Sendable {
     func unlock() {
         storage.withUnsafeMutablePointerToElements { primitive in
             #if canImport(os)
-            os_unfair_lock_unlock(primitive)
+                os_unfair_lock_unlock(primitive)
             #else
-            storable_config_futex_unlock(primitive)
+                storable_config_futex_unlock(primitive)
             #endif
         }
     }

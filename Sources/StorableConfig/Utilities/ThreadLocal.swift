@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An object per thread, made on the thread's first use and released when the thread ends.
@@ -16,9 +16,9 @@ final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
         self.make = make
         let result = pthread_key_create(&key) { object in
             #if canImport(Darwin)
-            Unmanaged<AnyObject>.fromOpaque(object).release()
+                Unmanaged<AnyObject>.fromOpaque(object).release()
             #else
-            if let object { Unmanaged<AnyObject>.fromOpaque(object).release() }
+                if let object { Unmanaged<AnyObject>.fromOpaque(object).release() }
             #endif
         }
         precondition(result == 0, "pthread_key_create failed with \(result)")

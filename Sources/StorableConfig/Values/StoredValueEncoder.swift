@@ -263,7 +263,8 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) { set(.int(Int64(value))) }
     mutating func encode(_ value: UInt64) { set(.integer(value)) }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
-        encoder.node = try EncodingNode.encode(value, codingPath: codingPath) ?? .dictionary(EncodingNode.DictionaryBox())
+        encoder.node =
+            try EncodingNode.encode(value, codingPath: codingPath) ?? .dictionary(EncodingNode.DictionaryBox())
     }
 }
 

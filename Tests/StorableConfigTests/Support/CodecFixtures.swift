@@ -236,7 +236,8 @@ enum TaggedStoredValue {
         case ("string", .string(let text)): return .string(text)
         case ("data", .string(let text)): return .data(try Data(base64Encoded: text).orThrow())
         case ("date", .string(let bits)):
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try UInt64(bits, radix: 16).orThrow())))
+            return .date(
+                Date(timeIntervalSinceReferenceDate: Double(bitPattern: try UInt64(bits, radix: 16).orThrow())))
         case ("array", .array(let elements)): return .array(try elements.map(untag))
         case ("dictionary", .dictionary(let members)): return .dictionary(try members.mapValues(untag))
         default: throw Malformed()

@@ -92,7 +92,8 @@ func jsonObject(at url: URL) throws -> [String: Any] {
 /// The path of an executable built from this package, found beside the running test binary.
 func builtProduct(_ name: String) throws -> URL {
     let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let start = FileManager.default.fileExists(atPath: running.path)
+    let start =
+        FileManager.default.fileExists(atPath: running.path)
         ? running : URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     var directory = start.deletingLastPathComponent()
     for _ in 0..<5 {

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The POSIX file operations behind ``JSONFileStore``: atomic replacement, advisory locks, identity stamps.
@@ -82,9 +82,9 @@ enum FileSystem {
         case S_IFDIR: return .directory
         case S_IFREG:
             #if canImport(Darwin)
-            let modified = info.st_mtimespec
+                let modified = info.st_mtimespec
             #else
-            let modified = info.st_mtim
+                let modified = info.st_mtim
             #endif
             let stamp = Stamp(
                 device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
@@ -183,9 +183,9 @@ enum FileSystem {
     /// hands the data to the drive, whose cache may lose it on power loss.
     private static func flushData(_ descriptor: Int32) -> Int32 {
         #if canImport(Glibc) || canImport(Musl)
-        return fdatasync(descriptor)
+            return fdatasync(descriptor)
         #else
-        return flushToDisk(descriptor)
+            return flushToDisk(descriptor)
         #endif
     }
 
@@ -193,7 +193,7 @@ enum FileSystem {
     /// refuse it, as Apple's own code does).
     private static func flushToDisk(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
-        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+            if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
         #endif
         return fsync(descriptor)
     }

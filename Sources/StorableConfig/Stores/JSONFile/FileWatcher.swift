@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Calls `onChange` soon after the file at a path is replaced, written or removed, on a thread of its own.
@@ -37,8 +37,10 @@ final class FileWatcher: Sendable {
 
     /// Starts watching.
     /// - Throws: `FileSystem.Failure` if the directory cannot be watched.
-    init(path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
-         onChange: @escaping @Sendable () -> Void) throws {
+    init(
+        path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
+        onChange: @escaping @Sendable () -> Void
+    ) throws {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw FileSystem.Failure(path: path, operation: "pipe", errno: errno) }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -48,21 +50,22 @@ final class FileWatcher: Sendable {
         let name = (path as NSString).lastPathComponent
         let started = DispatchSemaphore(value: 0)
         #if canImport(Glibc)
-        if !forcePolling, let inotify = Self.inotifyDescriptor(directory: directory) {
-            Thread.detachNewThread {
-                shared.thread = pthread_self()
-                started.signal()
-                let stopped = Self.watchWithInotify(inotify, name: name, stop: shared.stopRead, onChange: onChange)
-                close(inotify)
-                if !stopped {
-                    // The directory went away: go on by comparing the file's stamp.
-                    Self.watchByPolling(path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
+            if !forcePolling, let inotify = Self.inotifyDescriptor(directory: directory) {
+                Thread.detachNewThread {
+                    shared.thread = pthread_self()
+                    started.signal()
+                    let stopped = Self.watchWithInotify(inotify, name: name, stop: shared.stopRead, onChange: onChange)
+                    close(inotify)
+                    if !stopped {
+                        // The directory went away: go on by comparing the file's stamp.
+                        Self.watchByPolling(
+                            path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
+                    }
+                    shared.finished.signal()
                 }
-                shared.finished.signal()
+                started.wait()
+                return
             }
-            started.wait()
-            return
-        }
         #endif
         Thread.detachNewThread {
             shared.thread = pthread_self()
@@ -83,7 +86,9 @@ final class FileWatcher: Sendable {
     }
 
     /// Waits up to `milliseconds` for the stop signal; returns true if it came.
-    private static func waitForStop(_ stop: Int32, orReadable other: Int32?, milliseconds: Int32) -> (stop: Bool, readable: Bool) {
+    private static func waitForStop(_ stop: Int32, orReadable other: Int32?, milliseconds: Int32) -> (
+        stop: Bool, readable: Bool
+    ) {
         var descriptors = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
         if let other { descriptors.append(pollfd(fd: other, events: Int16(POLLIN), revents: 0)) }
         let result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
@@ -109,48 +114,50 @@ final class FileWatcher: Sendable {
     }
 
     #if canImport(Glibc)
-    private static func inotifyDescriptor(directory: String) -> Int32? {
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        // Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE);
-        // it can also be deleted or moved away. Creation alone is not a change: the content comes after.
-        let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
-        guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
-            close(descriptor)
-            return nil
-        }
-        return descriptor
-    }
-
-    /// Watches until stopped (returns `true`) or until the directory's watch is gone (returns `false`).
-    private static func watchWithInotify(
-        _ descriptor: Int32, name: String, stop: Int32, onChange: @Sendable () -> Void
-    ) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let (stopped, readable) = waitForStop(stop, orReadable: descriptor, milliseconds: -1)
-            if stopped { return true }
-            guard readable else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { continue }
-            // struct inotify_event { int wd; uint32_t mask; uint32_t cookie; uint32_t len; char name[len]; }
-            var offset = 0
-            var touched = false
-            var watchGone = false
-            while offset + 16 <= count {
-                let (mask, length) = buffer.withUnsafeBytes {
-                    ($0.load(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
-                if mask & UInt32(IN_IGNORED) != 0 { watchGone = true }
-                if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
-                offset += 16 + length
+        private static func inotifyDescriptor(directory: String) -> Int32? {
+            let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+            guard descriptor >= 0 else { return nil }
+            // Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE);
+            // it can also be deleted or moved away. Creation alone is not a change: the content comes after.
+            let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
+            guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
+                close(descriptor)
+                return nil
             }
-            if touched { onChange() }
-            if watchGone { return false }
+            return descriptor
         }
-    }
+
+        /// Watches until stopped (returns `true`) or until the directory's watch is gone (returns `false`).
+        private static func watchWithInotify(
+            _ descriptor: Int32, name: String, stop: Int32, onChange: @Sendable () -> Void
+        ) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let (stopped, readable) = waitForStop(stop, orReadable: descriptor, milliseconds: -1)
+                if stopped { return true }
+                guard readable else { continue }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { continue }
+                // struct inotify_event { int wd; uint32_t mask; uint32_t cookie; uint32_t len; char name[len]; }
+                var offset = 0
+                var touched = false
+                var watchGone = false
+                while offset + 16 <= count {
+                    let (mask, length) = buffer.withUnsafeBytes {
+                        (
+                            $0.load(fromByteOffset: offset + 4, as: UInt32.self),
+                            Int($0.load(fromByteOffset: offset + 12, as: UInt32.self))
+                        )
+                    }
+                    let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
+                    if mask & UInt32(IN_IGNORED) != 0 { watchGone = true }
+                    if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
+                    offset += 16 + length
+                }
+                if touched { onChange() }
+                if watchGone { return false }
+            }
+        }
     #endif
 }

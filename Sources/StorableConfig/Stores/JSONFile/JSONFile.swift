@@ -72,7 +72,7 @@ final class JSONFile: @unchecked Sendable {
     static func open(path: String, ifCorrupt action: CorruptFileAction) throws -> JSONFile {
         try OutsideLocks.deferring {
             try openFiles.withLock { files in
-            if let file = files[path]?.file { return file }
+                if let file = files[path]?.file { return file }
                 let file = try JSONFile(path: path, ifCorrupt: action)
                 files = files.filter { $0.value.file != nil }
                 files[path] = WeakFile(file: file)

@@ -61,9 +61,9 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// Support on Apple platforms.
     public static func defaultURL(namespace: String) -> URL {
         #if canImport(Darwin)
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         #else
-        let base = FileSystem.userConfigDirectory()
+            let base = FileSystem.userConfigDirectory()
         #endif
         return base.appendingPathComponent(namespace, isDirectory: true).appendingPathComponent("settings.json")
     }
