@@ -1,5 +1,8 @@
 #include "CStorableConfigSupport.h"
 
+_Thread_local uint32_t storable_config_outside_locks_depth = 0;
+_Thread_local uint32_t storable_config_outside_locks_pending = 0;
+
 #if defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -13,6 +13,32 @@ static inline uint32_t storable_config_atomic_add(uint32_t *word, int32_t delta)
     return __atomic_add_fetch(word, (uint32_t)delta, __ATOMIC_ACQ_REL);
 }
 
+/// How deep the current thread is inside the framework's locks, and whether it holds back reports or
+/// announcements for when it leaves them (see OutsideLocks.swift). C thread-locals, because every write
+/// enters and leaves, and a pthread key costs a call each time.
+extern _Thread_local uint32_t storable_config_outside_locks_depth;
+extern _Thread_local uint32_t storable_config_outside_locks_pending;
+
+static inline uint32_t storable_config_outside_locks_enter(void) {
+    return ++storable_config_outside_locks_depth;
+}
+
+static inline uint32_t storable_config_outside_locks_leave(void) {
+    return --storable_config_outside_locks_depth;
+}
+
+static inline uint32_t storable_config_outside_locks_current_depth(void) {
+    return storable_config_outside_locks_depth;
+}
+
+static inline uint32_t storable_config_outside_locks_has_pending(void) {
+    return storable_config_outside_locks_pending;
+}
+
+static inline void storable_config_outside_locks_set_pending(uint32_t pending) {
+    storable_config_outside_locks_pending = pending;
+}
+
 #if defined(__linux__)
 // A futex lock (Drepper, "Futexes Are Tricky", mutex 2): 0 free, 1 held, 2 held with waiters. Taking a free
 // lock is one compare-and-swap and releasing an uncontended one is one exchange, inlined; a thread that

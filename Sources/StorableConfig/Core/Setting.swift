@@ -33,25 +33,26 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
     @usableFromInline let lock = Lock()
-    // Guarded by the lock, so the dynamic exclusivity check (a few ns per read) adds nothing.
+    // All guarded by the lock, so the dynamic exclusivity checks (dozens of instructions per access in
+    // unspecialised code) would add nothing: `@exclusivity(unchecked)` throughout.
     @usableFromInline @exclusivity(unchecked) var value: Value
-    var declaredDefault: Value
-    var hasStoredValue = false
+    @exclusivity(unchecked) var declaredDefault: Value
+    @exclusivity(unchecked) var hasStoredValue = false
     /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
-    var removesOnNil = false
+    @exclusivity(unchecked) var removesOnNil = false
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
     /// configs converge on the store's last value.
-    var version: UInt64 = 0
-    var binding: SettingBinding?
+    @exclusivity(unchecked) var version: UInt64 = 0
+    @exclusivity(unchecked) var binding: SettingBinding?
     /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
-    @usableFromInline var bindingForReads: Unmanaged<SettingBinding>?
-    var traits: ValueTraits<Value>?
+    @usableFromInline @exclusivity(unchecked) var bindingForReads: Unmanaged<SettingBinding>?
+    @exclusivity(unchecked) var traits: ValueTraits<Value>?
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
-    var observation: ObservationState<Value>?
+    @exclusivity(unchecked) var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
-    var observerCount = 0
+    @exclusivity(unchecked) var observerCount = 0
     /// Set when the config goes away; no observer can be added after it.
-    var observationEnded = false
+    @exclusivity(unchecked) var observationEnded = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -123,13 +124,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     func assign(_ newValue: Value) {
         lock.lock()
         guard let binding, let traits else {
-            // Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the
-            // default, exactly like the declaration's initial value does.
-            let replaced = (value, declaredDefault)
-            value = newValue
-            declaredDefault = newValue
             lock.unlock()
-            withExtendedLifetime(replaced) {}
+            assignBeforeBinding(newValue)
             return
         }
         let removesOnNil = removesOnNil
@@ -149,9 +145,25 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         write(newValue, stored: stored, typedValue: newValue, through: binding)
     }
 
+    /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
+    /// exactly like the declaration's initial value does. Out of line, to keep `assign` free of its locals.
+    @inline(never)
+    private func assignBeforeBinding(_ newValue: Value) {
+        lock.lock()
+        let replacedValue = value
+        let replacedDefault = declaredDefault
+        value = newValue
+        declaredDefault = newValue
+        lock.unlock()
+        withExtendedLifetime(replacedValue) {}
+        withExtendedLifetime(replacedDefault) {}
+    }
+
     /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
     /// it at once and leaves the write, and telling the observers, to the end of the batch.
-    private func write(_ newValue: Value, stored: StoredValue?, typedValue: Value?, through binding: SettingBinding) {
+    private func write(
+        _ newValue: Value, stored: StoredValue?, typedValue: (any Sendable)?, through binding: SettingBinding
+    ) {
         let isSet = stored != nil
         if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
             apply(newValue, isSet: isSet, version: version, stored: stored)
@@ -194,6 +206,35 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// Takes `newValue` unless the setting already holds a newer version (`nil`: a change kept in memory
     /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
     func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
+        lock.lock()
+        // The usual case, with no observer of this setting or its config and no batch state: no queue.
+        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers {
+            if let newVersion {
+                guard newVersion >= version else {
+                    lock.unlock()
+                    return
+                }
+                version = newVersion
+            }
+            let old = value
+            value = newValue
+            hasStoredValue = isSet
+            lock.unlock()
+            // Only the Observation framework needs to hear of a change.
+            if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
+                binding.observationDidChange()
+            }
+            withExtendedLifetime(old) {}
+            return
+        }
+        lock.unlock()
+        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
+    }
+
+    /// ``apply(_:isSet:version:stored:)`` when someone listens, or a batch is under way: the change is queued
+    /// under the lock and delivered in order after it.
+    @inline(never)
+    private func applyInOrder(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?

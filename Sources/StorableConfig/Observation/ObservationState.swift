@@ -20,16 +20,16 @@ final class ObservationState<Value> {
     }
 
     /// Never mutated in place under the lock; see ``Setting``'s `updateObservers`.
-    var observers: [Observer] = []
+    @exclusivity(unchecked) var observers: [Observer] = []
     /// Bumped whenever `observers` is replaced, so that a replacement built from an older list is retried.
-    var observersGeneration: UInt64 = 0
-    var changeCount: UInt64 = 0
+    @exclusivity(unchecked) var observersGeneration: UInt64 = 0
+    @exclusivity(unchecked) var changeCount: UInt64 = 0
     /// The queue of changes not yet delivered, in the order they were made.
-    var first: PendingChange<Value>?
-    var last: PendingChange<Value>?
-    var isDelivering = false
+    @exclusivity(unchecked) var first: PendingChange<Value>?
+    @exclusivity(unchecked) var last: PendingChange<Value>?
+    @exclusivity(unchecked) var isDelivering = false
     /// The value before a batch's first assignment, which the batch's change is measured from.
-    var valueBeforeBatch: Value?
+    @exclusivity(unchecked) var valueBeforeBatch: Value?
 
     /// Appends `node`. Releases nothing: the previous last node stays referenced by its predecessor.
     func enqueue(_ node: PendingChange<Value>) {
@@ -40,13 +40,13 @@ final class ObservationState<Value> {
 
 /// One queued change of a setting, or the initial value owed to one new observer.
 final class PendingChange<Value> {
-    var number: UInt64 = 0
-    var old: Value?
-    var new: Value?
-    var stored: StoredValue?
+    @exclusivity(unchecked) var number: UInt64 = 0
+    @exclusivity(unchecked) var old: Value?
+    @exclusivity(unchecked) var new: Value?
+    @exclusivity(unchecked) var stored: StoredValue?
     /// The identifier of the observer that asked for the current value when it was added; `nil` for a change.
-    var initialFor: UInt64?
-    var next: PendingChange<Value>?
+    @exclusivity(unchecked) var initialFor: UInt64?
+    @exclusivity(unchecked) var next: PendingChange<Value>?
 
     init(new: Value?, stored: StoredValue?) {
         self.new = new

@@ -1,3 +1,5 @@
+import CStorableConfigSupport
+
 /// Holds back problem reports and announcements of outside changes while the current thread is inside the
 /// framework's locks.
 ///
@@ -5,52 +7,57 @@
 /// error, say) would wait forever for a lock its own thread holds. So code that holds a lock runs inside
 /// ``deferring(_:)``, and what is reported or announced meanwhile happens when the outermost such region
 /// ends, after every lock is released.
+///
+/// Every write enters and leaves a region, so the depth and a "something is held back" flag are C
+/// thread-locals (a few instructions); the held-back items live in a per-thread object made only when needed.
 enum OutsideLocks {
-    fileprivate final class ThreadState {
-        var depth = 0
-        var pending: [StorableConfigError] = []
+    private final class HeldBack {
+        var reports: [StorableConfigError] = []
         var work: [() -> Void] = []
     }
 
-    fileprivate static let threadState = ThreadLocal { ThreadState() }
-
-    private static var state: ThreadState { threadState.value }
+    private static let heldBack = ThreadLocal { HeldBack() }
 
     /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
+    @inline(__always)
     static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
-        let state = state
-        state.depth += 1
+        storable_config_outside_locks_enter()
         defer {
-            state.depth -= 1
-            if state.depth == 0, !state.pending.isEmpty || !state.work.isEmpty {
-                let pending = state.pending
-                let work = state.work
-                state.pending = []
-                state.work = []
-                for error in pending { StorableConfig.errorHandler(error) }
-                for item in work { item() }
+            if storable_config_outside_locks_leave() == 0, storable_config_outside_locks_has_pending() != 0 {
+                release()
             }
         }
         return try body()
     }
 
+    /// Hands what was held back to the error handler and runs the held-back work, now that this thread is
+    /// outside every lock.
+    private static func release() {
+        storable_config_outside_locks_set_pending(0)
+        let held = heldBack.value
+        let reports = held.reports
+        let work = held.work
+        held.reports = []
+        held.work = []
+        for error in reports { StorableConfig.errorHandler(error) }
+        for item in work { item() }
+    }
+
     /// Hands `error` to the error handler now, or when this thread leaves the framework's locks.
     static func report(_ error: StorableConfigError) {
-        let state = state
-        if state.depth > 0 {
-            state.pending.append(error)
+        if storable_config_outside_locks_current_depth() > 0 {
+            heldBack.value.reports.append(error)
+            storable_config_outside_locks_set_pending(1)
         } else {
             StorableConfig.errorHandler(error)
         }
     }
-}
 
-extension OutsideLocks {
     /// Runs `work` now, or when this thread leaves the framework's locks.
     static func run(_ work: @escaping () -> Void) {
-        let state = threadState.value
-        if state.depth > 0 {
-            state.work.append(work)
+        if storable_config_outside_locks_current_depth() > 0 {
+            heldBack.value.work.append(work)
+            storable_config_outside_locks_set_pending(1)
         } else {
             work()
         }

@@ -2,7 +2,7 @@
 /// when it is written, so that records changed by others since this instance last read them are not
 /// overwritten.
 extension RecordCollection {
-    enum Operation {
+    enum RecordOperation {
         case put([String: StoredValue])
         case remove([String])
         /// Ordered: remove, and renumber the rest.
@@ -14,7 +14,7 @@ extension RecordCollection {
     }
 
     /// Applies `operations` to `entries`, returning the ids whose stored record changed.
-    static func apply(_ operations: [Operation], to entries: inout [String: StoredValue], orderField: String?)
+    static func apply(_ operations: [RecordOperation], to entries: inout [String: StoredValue], orderField: String?)
         -> Set<String>
     {
         var touched: Set<String> = []

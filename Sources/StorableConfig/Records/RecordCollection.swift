@@ -26,7 +26,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     private var snapshot = Snapshot(entries: [:], records: [:], version: 0)
     private var binding: SettingBinding?
     /// Operations whose write failed, applied again before the next one.
-    private var pendingOperations: [Operation] = []
+    private var pendingOperations: [RecordOperation] = []
     /// The stored name of the order field, found by encoding a record with two different orders.
     private var orderFieldName: String?
     let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
@@ -187,7 +187,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary.
-    func perform(_ operation: Operation) {
+    func perform(_ operation: RecordOperation) {
         if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.values.first {
             _ = encode(sample)  // finds the order field's stored name
         }
@@ -223,7 +223,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
             let kept = result.failed ? operations : []
-            let replaced = locked { () -> [Operation] in
+            let replaced = locked { () -> [RecordOperation] in
                 defer { pendingOperations = kept }
                 return pendingOperations
             }
