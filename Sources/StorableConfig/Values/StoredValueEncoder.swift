@@ -68,8 +68,12 @@ private enum EncodingNode {
         if type == ObjectIdentifier(Data.self) {
             return .value(.string(unsafeBitCast(value, to: Data.self).base64EncodedString()))
         }
-        if type == ObjectIdentifier(URL.self) { return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString)) }
-        if type == ObjectIdentifier(Decimal.self) { return .value(EncodingNode.decimal(unsafeBitCast(value, to: Decimal.self))) }
+        if type == ObjectIdentifier(URL.self) {
+            return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString))
+        }
+        if type == ObjectIdentifier(Decimal.self) {
+            return .value(EncodingNode.decimal(unsafeBitCast(value, to: Decimal.self)))
+        }
         let encoder = NodeEncoder(codingPath: codingPath)
         try value.encode(to: encoder)
         return encoder.node
@@ -165,16 +169,28 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol, N
         box.set(.value(EncodingNode.float(value)), forKey: key.stringValue)
     }
     mutating func encode(_ value: Int, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
     mutating func encode(_ value: Int64, forKey key: Key) { box.set(.value(.int(value)), forKey: key.stringValue) }
     mutating func encode(_ value: UInt, forKey key: Key) {
         box.set(.value(.integer(UInt64(value))), forKey: key.stringValue)
     }
-    mutating func encode(_ value: UInt8, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) {
+        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) { box.set(.value(.integer(value)), forKey: key.stringValue) }
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
         box.set(try node(value, at: key), forKey: key.stringValue)
