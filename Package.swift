@@ -15,7 +15,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "StorableConfig", dependencies: ["CStorableConfigSupport"]),
-        // Inline atomics and spin locks for the hot paths, in C so that they inline on every platform.
+        // Inline atomics, the futex lock's fast path and thread-locals for the hot paths, in C so that they
+        // inline on every platform.
         .target(name: "CStorableConfigSupport"),
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig"]),

@@ -1,0 +1,321 @@
+import Foundation
+
+/// Reading JSON text into stored values, exactly.
+extension JSONText {
+    /// Parses one JSON document.
+    ///
+    /// Integers without a fraction or exponent become ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)``
+    /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``. A repeated object key keeps its
+    /// last value.
+    /// - Throws: ``SyntaxError`` with the byte offset of the problem.
+    static func parse(_ data: Data) throws -> StoredValue {
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.position == parser.bytes.count else {
+                throw parser.error("Unexpected text after the JSON value")
+            }
+            return value
+        }
+    }
+
+    /// Parses a document whose top level must be an object, and returns with it the original text of each
+    /// member whose value holds a number that ``StoredValue`` cannot hold exactly (an integer beyond 64 bits,
+    /// more decimal digits than a `Double` keeps, a value beyond its range), so that a writer can put that
+    /// text back untouched.
+    /// - Throws: ``SyntaxError`` if the text is not JSON or its top level is not an object.
+    static func parseObject(_ data: Data) throws -> (members: [String: StoredValue], rawMembers: [String: String]) {
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipWhitespace()
+            guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "{") else {
+                throw parser.error("The top level is not a JSON object")
+            }
+            parser.recordsLossyMembers = true
+            guard case .dictionary(let members) = try parser.parseValue(depth: 0) else {
+                throw parser.error("The top level is not a JSON object")
+            }
+            parser.skipWhitespace()
+            guard parser.position == parser.bytes.count else {
+                throw parser.error("Unexpected text after the JSON value")
+            }
+            return (members, parser.lossyMembers)
+        }
+    }
+
+    /// The stored form of a number written as JSON text, as ``parse(_:)`` reads it: an integer without a
+    /// fraction or exponent is ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)`` above `Int64.max`),
+    /// anything else ``StoredValue/double(_:)``.
+    static func number(fromText text: String) -> StoredValue {
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            if let number = Int64(text) { return .int(number) }
+            if let number = UInt64(text) { return .uint(number) }
+        }
+        return .double(Double(text) ?? .nan)
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+        /// Set when a number did not convert exactly.
+        var sawLossyNumber = false
+        var recordsLossyMembers = false
+        var lossyMembers: [String: String] = [:]
+        static let maximumDepth = 512
+
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+            // A UTF-8 byte order mark is allowed before the document.
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        }
+
+        func error(_ message: String) -> SyntaxError {
+            SyntaxError(message: message, offset: position)
+        }
+
+        mutating func skipWhitespace() {
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x09, 0x0A, 0x0D: position += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func parseValue(depth: Int) throws -> StoredValue {
+            guard depth < Self.maximumDepth else { throw error("JSON nested more than \(Self.maximumDepth) deep") }
+            guard position < bytes.count else { throw error("Unexpected end of the JSON text") }
+            switch bytes[position] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth)
+            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+            default: throw error("Unexpected character '\(Character(UnicodeScalar(bytes[position])))'")
+            }
+        }
+
+        mutating func expectLiteral(_ literal: StaticString) throws {
+            let count = literal.utf8CodeUnitCount
+            guard position + count <= bytes.count else { throw error("Unexpected end of the JSON text") }
+            for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] {
+                throw error("Invalid literal, expected '\(literal)'")
+            }
+            position += count
+        }
+
+        mutating func parseObject(depth: Int) throws -> StoredValue {
+            position += 1
+            var members: [String: StoredValue] = [:]
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return .dictionary(members)
+            }
+            while true {
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                    throw error("Expected a string key in an object")
+                }
+                let key = try parseString()
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                    throw error("Expected ':' after an object key")
+                }
+                position += 1
+                skipWhitespace()
+                let valueStart = position
+                if depth == 0 { sawLossyNumber = false }
+                members[key] = try parseValue(depth: depth + 1)
+                if recordsLossyMembers, depth == 0 {
+                    if sawLossyNumber {
+                        lossyMembers[key] = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<position]), as: UTF8.self)
+                    } else {
+                        lossyMembers[key] = nil
+                    }
+                }
+                skipWhitespace()
+                guard position < bytes.count else { throw error("Unexpected end of the JSON text in an object") }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    return .dictionary(members)
+                } else {
+                    throw error("Expected ',' or '}' in an object")
+                }
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws -> StoredValue {
+            position += 1
+            var items: [StoredValue] = []
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return .array(items)
+            }
+            while true {
+                skipWhitespace()
+                items.append(try parseValue(depth: depth + 1))
+                skipWhitespace()
+                guard position < bytes.count else { throw error("Unexpected end of the JSON text in an array") }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    return .array(items)
+                } else {
+                    throw error("Expected ',' or ']' in an array")
+                }
+            }
+        }
+
+        mutating func parseString() throws -> String {
+            position += 1
+            var utf8: [UInt8] = []
+            while true {
+                guard position < bytes.count else { throw error("Unterminated string") }
+                let byte = bytes[position]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    position += 1
+                    guard let text = String(validating: utf8, as: UTF8.self) else {
+                        throw error("A string is not valid UTF-8")
+                    }
+                    return text
+                case UInt8(ascii: "\\"):
+                    position += 1
+                    guard position < bytes.count else { throw error("Unterminated escape") }
+                    let escape = bytes[position]
+                    position += 1
+                    switch escape {
+                    case UInt8(ascii: "\""): utf8.append(0x22)
+                    case UInt8(ascii: "\\"): utf8.append(0x5C)
+                    case UInt8(ascii: "/"): utf8.append(0x2F)
+                    case UInt8(ascii: "b"): utf8.append(0x08)
+                    case UInt8(ascii: "f"): utf8.append(0x0C)
+                    case UInt8(ascii: "n"): utf8.append(0x0A)
+                    case UInt8(ascii: "r"): utf8.append(0x0D)
+                    case UInt8(ascii: "t"): utf8.append(0x09)
+                    case UInt8(ascii: "u"):
+                        let scalar = try parseUnicodeEscape()
+                        utf8.append(contentsOf: String(Character(scalar)).utf8)
+                    default: throw error("Invalid escape '\\\(Character(UnicodeScalar(escape)))'")
+                    }
+                case 0x00..<0x20:
+                    throw error("Unescaped control character in a string")
+                default:
+                    utf8.append(byte)
+                    position += 1
+                }
+            }
+        }
+
+        mutating func parseHex4() throws -> UInt32 {
+            guard position + 4 <= bytes.count else { throw error("Truncated \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[position]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw error("Invalid hex digit in a \\u escape")
+                }
+                value = value << 4 | UInt32(digit)
+                position += 1
+            }
+            return value
+        }
+
+        mutating func parseUnicodeEscape() throws -> Unicode.Scalar {
+            let first = try parseHex4()
+            if (0xD800..<0xDC00).contains(first) {
+                guard position + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else { throw error("Unpaired surrogate in a \\u escape") }
+                position += 2
+                let second = try parseHex4()
+                guard (0xDC00..<0xE000).contains(second) else { throw error("Unpaired surrogate in a \\u escape") }
+                let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(combined) else { throw error("Invalid \\u escape") }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw error("Unpaired surrogate in a \\u escape") }
+            return scalar
+        }
+
+        mutating func parseNumber() throws -> StoredValue {
+            let start = position
+            var isInteger = true
+            if bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
+            if bytes[position] == UInt8(ascii: "0") {
+                position += 1
+                if position < bytes.count, isDigit(bytes[position]) { throw error("Leading zero in a number") }
+            } else {
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                isInteger = false
+                position += 1
+                guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+                isInteger = false
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+                {
+                    position += 1
+                }
+                guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            if isInteger {
+                if let number = Int64(text) { return .int(number) }
+                if let number = UInt64(text) { return .uint(number) }
+            }
+            guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
+            if !number.isFinite || decimalDigits(of: text) != decimalDigits(of: number.description) {
+                sawLossyNumber = true
+            }
+            return .double(number)
+        }
+
+        /// A number's significant digits and decimal exponent ("3.140" and "314e-2" → "314", -2), to tell
+        /// whether a Double's text is the same number as the text it was read from.
+        func decimalDigits(of text: String) -> (negative: Bool, digits: Substring, exponent: Int) {
+            var mantissa = Substring(text)
+            var exponent = 0
+            if let index = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+                exponent = Int(mantissa[mantissa.index(after: index)...]) ?? 0
+                mantissa = mantissa[..<index]
+            }
+            let negative = mantissa.hasPrefix("-")
+            if negative { mantissa = mantissa.dropFirst() }
+            var digits = Substring(mantissa.filter { $0 != "." })
+            if let dot = mantissa.firstIndex(of: ".") {
+                exponent -= mantissa.distance(from: mantissa.index(after: dot), to: mantissa.endIndex)
+            }
+            digits = digits.drop(while: { $0 == "0" })
+            while digits.last == "0" {
+                digits = digits.dropLast()
+                exponent += 1
+            }
+            return digits.isEmpty ? (false, "", 0) : (negative, digits, exponent)
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool {
+            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        }
+    }
+}
