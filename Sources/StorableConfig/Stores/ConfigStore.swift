@@ -186,9 +186,11 @@ enum ConfigStoreUpdate {
         var result: [String: StoredValue] = [:]
         for key in keys {
             switch (current[key], updated[key]) {
-            case (let old, let new?):
+            case (_, let new?):
+                // Written whether or not it changed: comparing could cost more than writing (a record
+                // collection's value is a dictionary of every record).
                 result[key] = new
-                if old != new { changed[key] = new }
+                changed[key] = new
             case (_?, nil): removed.append(key)
             case (nil, nil): break
             }
