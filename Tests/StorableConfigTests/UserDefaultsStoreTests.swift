@@ -19,6 +19,24 @@ struct UserDefaultsStoreTests {
 
     static var exitSuite: String { exitSuite(testProcess: getpid()) }
 
+    @Test(arguments: [true, false])
+    func aRegisteredDefaultOrALaunchArgumentIsNotAStoredValue(standard: Bool) throws {
+        let suite = "RegisteredDefaults-\(UUID().uuidString)"
+        let defaults = standard ? UserDefaults.standard : try #require(UserDefaults(suiteName: suite))
+        let store = standard ? UserDefaultsStore(.standard) : try #require(UserDefaultsStore(suiteName: suite))
+        let key = "registered-\(UUID().uuidString)"
+        defer {
+            store.defaults.removeObject(forKey: key)
+            if !standard { store.defaults.removePersistentDomain(forName: suite) }
+        }
+        defaults.register(defaults: [key: "registered"])
+        #expect(store.defaults.object(forKey: key) as? String == "registered")
+        #expect(store.value(forKey: key) == nil)
+        try store.setValue(.string("stored"), forKey: key)
+        #expect(store.value(forKey: key) == .string("stored"))
+        #expect(store.values(forKeys: [key]) == [key: .string("stored")])
+    }
+
     final class ExitConfig: StorableConfig {
         override class var namespace: String { "exit" }
         @Setting var launches = 0

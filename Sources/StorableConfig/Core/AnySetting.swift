@@ -13,6 +13,10 @@ public protocol AnySetting: AnyObject, Sendable {
     var name: String { get }
     /// The key under which the setting is stored.
     var key: String { get }
+    /// The keys under which the setting's value may have been stored before, in the order they are searched
+    /// when its key holds nothing: its previous keys, then its key under the config's previous namespaces,
+    /// config names and property names. A value found there is moved to ``key`` when the config is created.
+    var earlierKeys: [String] { get }
     /// Whether the store holds a value for the setting.
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".

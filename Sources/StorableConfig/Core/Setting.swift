@@ -53,11 +53,36 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) var observerCount = 0
     /// Set when the config goes away; no observer can be added after it.
     @exclusivity(unchecked) var observationEnded = false
+    /// The explicit key and earlier names and keys given in the declaration; never changed.
+    let declaredKeys: DeclaredKeys
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
         value = wrappedValue
         declaredDefault = wrappedValue
+        declaredKeys = .derived
+        SettingRegistration.register(self)
+    }
+
+    /// Creates a setting whose default is `wrappedValue`, stored under `key` when one is given, whose value is
+    /// found, and moved to its key, under earlier property names or keys.
+    ///
+    /// ```swift
+    /// @Setting(key: "isFirstLaunch") var isFirstLaunch = true        // a hand-written UserDefaults key
+    /// @Setting(previousNames: ["firstRun"]) var isFirstLaunch = true // a renamed property
+    /// @Setting(previousKeys: ["com.old.app.Settings.firstRun"]) var isFirstLaunch = true
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key to store the value under, exactly as given: no namespace or config name is added.
+    ///   - previousNames: Earlier names of the property in this config, most recent first.
+    ///   - previousKeys: Earlier full keys, searched first, in the order written.
+    public init(
+        wrappedValue: Value, key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []
+    ) {
+        value = wrappedValue
+        declaredDefault = wrappedValue
+        declaredKeys = DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys)
         SettingRegistration.register(self)
     }
 
@@ -88,6 +113,13 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// ``StorableConfig``.
     public var name: String {
         locked { binding }?.name ?? ""
+    }
+
+    /// The keys under which the value may have been stored before, in search order: see
+    /// ``init(wrappedValue:key:previousNames:previousKeys:)``. Empty for a `Setting` that is not a property of a
+    /// ``StorableConfig``.
+    public var earlierKeys: [String] {
+        locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? []
     }
 
     /// The value the setting reads when nothing is stored: its declared initial value.
@@ -318,6 +350,15 @@ extension Setting: SettingBox {
 
     func showPendingReset() {
         applyPending(defaultValue, isSet: false)
+    }
+
+    func readProblem(_ stored: StoredValue) -> String? {
+        do {
+            _ = try ValueTraits<Value>.shared.decode(stored)
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 
     func declarationProblem() -> String? {

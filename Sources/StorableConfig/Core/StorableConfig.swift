@@ -66,6 +66,12 @@ open class StorableConfig {
         for (index, setting) in settings.enumerated() {
             setting.bind(schema: schema, index: index, context: context)
         }
+        do {
+            try schema.checkEarlierKeys(against: context.hub.liveSchemas())
+        } catch {
+            fatalError("\(error)")
+        }
+        moveValuesFromEarlierKeys()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
     }
@@ -95,6 +101,21 @@ open class StorableConfig {
     ///
     /// Override it to keep keys stable when you rename the class, or to let two classes share settings.
     open class var configName: String { String(describing: self) }
+
+    /// Earlier values of ``configName``, most recent first: a config class that was renamed finds, and moves to
+    /// its current keys, the values stored under its earlier names.
+    ///
+    /// ```swift
+    /// final class AppSettings: StorableConfig {          // was `final class Settings`
+    ///     override class var previousConfigNames: [String] { ["Settings"] }
+    /// }
+    /// ```
+    open class var previousConfigNames: [String] { [] }
+
+    /// Earlier values of ``namespace``, most recent first: an app whose bundle identifier or executable name
+    /// changed finds, and moves, the values stored under the earlier ones. On Linux, the default store's files
+    /// of those namespaces are read too.
+    open class var previousNamespaces: [String] { [] }
 
     /// The bundle identifier, or the executable's name where there is no bundle identifier.
     public static let defaultNamespace: String = {

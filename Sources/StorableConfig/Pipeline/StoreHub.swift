@@ -68,6 +68,12 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
+    /// The schemas of the configs bound to the storage.
+    func liveSchemas() -> [ConfigSchema] {
+        let configs = feed.withLock { feed in feed.receivers.compactMap(\.config) }
+        return configs.map(\.schema)
+    }
+
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
         feed.withLock { feed in

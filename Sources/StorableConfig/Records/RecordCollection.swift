@@ -30,6 +30,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// The stored name of the order field, found by encoding a record with two different orders.
     private var orderFieldName: String?
     let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
+    let declaredKeys: DeclaredKeys
 
     /// What the collection holds at one version; never changed once published, except for `sorted`, filled in
     /// under the lock on the first read.
@@ -47,8 +48,9 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
     }
 
-    init(orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?) {
+    init(orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?, declaredKeys: DeclaredKeys = .derived) {
         self.orderKeyPath = orderKeyPath
+        self.declaredKeys = declaredKeys
     }
 
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -321,6 +323,11 @@ extension RecordCollection: SettingBox {
 
     func declarationProblem() -> String? { nil }
 
+    func readProblem(_ stored: StoredValue) -> String? {
+        if case .dictionary = stored { return nil }
+        return "it is \(stored.kindDescription), not a dictionary of records"
+    }
+
     func showPendingReset() {}
 
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
@@ -346,6 +353,8 @@ extension RecordCollection: SettingBox {
 extension RecordCollection: AnySetting {
     /// The name of the property that declares the collection.
     public var name: String { locked { binding }?.name ?? "" }
+    /// The keys under which the collection may have been stored before, in search order.
+    public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
     /// Whether the store holds the collection.
     public var isSet: Bool { !current.entries.isEmpty }
     /// `RecordCollection<Record>`.

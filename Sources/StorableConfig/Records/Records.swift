@@ -39,6 +39,27 @@ where Record.ID: LosslessStringConvertible & Sendable {
         SettingRegistration.register(wrappedValue)
     }
 
+    /// Records kept in the order of their ids, stored under `key` when one is given, and found, and moved to
+    /// their key, under earlier property names or keys, as for ``Setting/init(wrappedValue:key:previousNames:previousKeys:)``.
+    public init(key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []) {
+        wrappedValue = RecordCollection(
+            orderKeyPath: nil,
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
+        SettingRegistration.register(wrappedValue)
+    }
+
+    /// Records kept in the order of `orderedBy`, stored under `key` when one is given, and found under earlier
+    /// property names or keys.
+    public init(
+        orderedBy order: WritableKeyPath<Record, Int> & Sendable, key: String? = nil, previousNames: [String] = [],
+        previousKeys: [String] = []
+    ) {
+        wrappedValue = RecordCollection(
+            orderKeyPath: order,
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
+        SettingRegistration.register(wrappedValue)
+    }
+
     /// The collection, through `$name`, as for ``Setting``: its ``RecordCollection/key`` and ``RecordCollection/reset()``.
     public var projectedValue: RecordCollection<Record> { wrappedValue }
 }

@@ -1,17 +1,22 @@
 /// What reflection found in a config class: its settings' names and keys, validated once per class.
 final class ConfigSchema: Sendable {
+    let className: String
     let names: [String]
     let keys: [String]
+    /// For each setting, the keys its value may have been stored under before, in search order.
+    let earlierKeys: [[String]]
     let indexByKey: [String: Int]
     /// Made once per class: a key path with an index argument is an allocation.
     // Key paths are immutable; the standard library does not declare them Sendable.
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
 
-    static let empty = ConfigSchema(names: [], keys: [])
+    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [])
 
-    private init(names: [String], keys: [String]) {
+    private init(className: String, names: [String], keys: [String], earlierKeys: [[String]]) {
+        self.className = className
         self.names = names
         self.keys = keys
+        self.earlierKeys = earlierKeys
         var indexByKey: [String: Int] = [:]
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
@@ -54,11 +59,16 @@ final class ConfigSchema: Sendable {
             return cached
         }
         let className = String(describing: type)
-        let prefix = "\(type.namespace).\(type.configName)."
         var keys: [String] = []
+        var earlierKeys: [[String]] = []
         var declarerByKey: [String: ReflectedSetting] = [:]
         for reflected in settings {
-            let key = prefix + reflected.name
+            let declared = reflected.setting.declaredKeys
+            let key = declared.currentKey(name: reflected.name, of: type)
+            if key.isEmpty {
+                throw StorableConfigError.invalidDeclaration(
+                    className: className, property: reflected.name, reason: "its explicit key is empty")
+            }
             if let earlier = declarerByKey[key] {
                 throw StorableConfigError.invalidDeclaration(
                     className: className, property: reflected.name,
@@ -71,9 +81,58 @@ final class ConfigSchema: Sendable {
             }
             declarerByKey[key] = reflected
             keys.append(key)
+            earlierKeys.append(declared.earlierKeys(name: reflected.name, of: type, current: key))
         }
-        let schema = ConfigSchema(names: settings.map(\.name), keys: keys)
+        try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
+        let schema = ConfigSchema(
+            className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys)
         cache.withLock { $0[identifier] = schema }
         return schema
+    }
+
+    /// An earlier key that is some setting's current key would move that setting's live value away.
+    private static func checkEarlierKeys(
+        _ earlierKeys: [[String]], of settings: [ReflectedSetting], against declarerByKey: [String: ReflectedSetting],
+        className: String
+    ) throws {
+        for (reflected, earlier) in zip(settings, earlierKeys) {
+            for key in earlier {
+                guard let owner = declarerByKey[key] else { continue }
+                throw StorableConfigError.invalidDeclaration(
+                    className: className, property: reflected.name,
+                    reason: "its earlier key '\(key)' is the current key of the setting '\(owner.name)' declared in "
+                        + "\(owner.declaringClass); moving values from it would take that setting's value away")
+            }
+        }
+    }
+
+    /// Whether some setting has earlier keys.
+    var hasEarlierKeys: Bool { earlierKeys.contains { !$0.isEmpty } }
+
+    /// The check of earlier keys against the settings of other classes whose configs use the same storage:
+    /// an earlier key of either that is a current key of the other is a declaration error.
+    func checkEarlierKeys(against others: [ConfigSchema]) throws {
+        let others = others.filter { $0 !== self && ($0.hasEarlierKeys || hasEarlierKeys) }
+        guard !others.isEmpty else { return }
+        for other in others {
+            for (index, earlier) in earlierKeys.enumerated() {
+                if let key = earlier.first(where: { other.indexByKey[$0] != nil }) {
+                    throw StorableConfigError.invalidDeclaration(
+                        className: className, property: names[index],
+                        reason: "its earlier key '\(key)' is the current key of a setting of \(other.className), "
+                            + "whose config uses the same store; moving values from it would take that setting's "
+                            + "value away")
+                }
+            }
+            for (index, earlier) in other.earlierKeys.enumerated() {
+                if let key = earlier.first(where: { indexByKey[$0] != nil }) {
+                    throw StorableConfigError.invalidDeclaration(
+                        className: className, property: names[indexByKey[key] ?? 0],
+                        reason: "its key '\(key)' is an earlier key of the setting '\(other.names[index])' of "
+                            + "\(other.className), whose config uses the same store; that config would move this "
+                            + "setting's values away")
+                }
+            }
+        }
     }
 }

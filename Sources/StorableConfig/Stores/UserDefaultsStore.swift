@@ -38,10 +38,24 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// When writes are saved to disk on Linux.
     public let saving: Saving
 
+    /// The name of the persistent domain that `defaults` writes, when known: that of `.standard` or of a
+    /// suite opened with ``init(suiteName:saving:)``.
+    private let domainName: String?
+
     /// Creates a store over `defaults` that saves writes as `saving` says.
     public init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
         self.defaults = defaults
         self.saving = saving
+        if defaults === UserDefaults.standard {
+            #if canImport(Darwin)
+                domainName = Bundle.main.bundleIdentifier
+            #else
+                // What corelibs Foundation names the application's domain (its file is `<processName>.plist`).
+                domainName = "kCFPreferencesCurrentApplication"
+            #endif
+        } else {
+            domainName = Self.suites.withLock { suites in suites.first { $0.value === defaults }?.key }
+        }
     }
 
     /// Creates a store over `UserDefaults.standard` that saves writes as `saving` says.
@@ -112,8 +126,31 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     }
 
     /// Returns the value stored for `key`.
+    ///
+    /// A value that `UserDefaults` holds only in its registration domain (`register(defaults:)`) or argument
+    /// domain (a `-key value` launch argument) is not stored, and reads as `nil`, for `.standard` and for
+    /// suites opened with ``init(suiteName:saving:)``; for another `UserDefaults` object, whose domain name is
+    /// not known, such a value reads as stored.
     public func value(forKey key: String) -> StoredValue? {
-        defaults.object(forKey: key).flatMap(Self.storedValue(from:))
+        values(forKeys: [key])[key]
+    }
+
+    /// Returns the values stored for `keys`, as ``value(forKey:)`` reads them.
+    public func values(forKeys keys: [String]) -> [String: StoredValue] {
+        var result: [String: StoredValue] = [:]
+        if let domainName {
+            // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only
+            // the persistent domain tells a stored value from a registered one.
+            let domain = defaults.persistentDomain(forName: domainName) ?? [:]
+            for key in keys {
+                if let stored = domain[key].flatMap(Self.storedValue(from:)) { result[key] = stored }
+            }
+        } else {
+            for key in keys {
+                if let stored = defaults.object(forKey: key).flatMap(Self.storedValue(from:)) { result[key] = stored }
+            }
+        }
+        return result
     }
 
     /// Stores `value` for `key`.

@@ -1,0 +1,108 @@
+import Foundation
+
+extension StorableConfig {
+    /// Moves each setting's value from the first of its earlier keys that holds a readable one to its current
+    /// key, when the current key holds nothing, and removes it from every earlier key that holds a readable
+    /// value, in one write. A value of the wrong type at an earlier key is reported and left where it is.
+    func moveValuesFromEarlierKeys() {
+        let indices = schema.earlierKeys.indices.filter { !schema.earlierKeys[$0].isEmpty }
+        guard !indices.isEmpty else { return }
+        let keys = indices.flatMap { [schema.keys[$0]] + schema.earlierKeys[$0] }
+        let oldFiles = previousNamespaceFiles()
+        var reports: [StorableConfigError] = []
+        var moved: [(index: Int, value: StoredValue)] = []
+        do {
+            let outcome = try PlannedUpdate.run(
+                keys: keys, in: store, hub: context.hub, origin: ObjectIdentifier(context)
+            ) { snapshot in
+                reports = []
+                moved = []
+                var changes: [String: StoredValue?] = [:]
+                for index in indices where snapshot.values[schema.keys[index]] == nil {
+                    guard let found = firstReadable(index, in: snapshot.values, oldFiles: oldFiles, reports: &reports)
+                    else { continue }
+                    changes[schema.keys[index]] = found
+                    moved.append((index, found))
+                    for key in schema.earlierKeys[index] {
+                        if let value = snapshot.values[key], settings[index].readProblem(value) == nil {
+                            changes[key] = .some(nil)
+                        }
+                    }
+                }
+                return changes
+            }
+            switch outcome {
+            case .done:
+                removeMovedValues(moved, from: oldFiles)
+            case .writeFailed:
+                break
+            case .gaveUp:
+                reports.append(
+                    .writeFailed(
+                        key: keys[0],
+                        reason: "the earlier keys' values kept changing while they were being moved; they stay "
+                            + "where they are"))
+            }
+        } catch {
+            reports.append(.readFailed(key: keys[0], reason: "\(error)"))
+        }
+        for report in reports { StorableConfig.report(report) }
+    }
+
+    /// The value of the first earlier key of the setting at `index` that holds one of its type: in the store,
+    /// then in the previous namespaces' default files.
+    private func firstReadable(
+        _ index: Int, in values: [String: StoredValue], oldFiles: [JSONFileStore], reports: inout [StorableConfigError]
+    ) -> StoredValue? {
+        let setting = settings[index]
+        for key in schema.earlierKeys[index] {
+            let candidates = [values[key]] + oldFiles.map { $0.value(forKey: key) }
+            for case let value? in candidates {
+                guard let problem = setting.readProblem(value) else { return value }
+                reports.append(
+                    .typeMismatch(
+                        key: key, expectedType: setting.valueTypeName, found: value,
+                        reason: "it is an earlier key of '\(schema.keys[index])' and \(problem); it is left where "
+                            + "it is"))
+            }
+        }
+        return nil
+    }
+
+    /// With the default store of Linux, a JSON file under the namespace, the default files of the previous
+    /// namespaces that exist.
+    private func previousNamespaceFiles() -> [JSONFileStore] {
+        let namespaces = type(of: self).previousNamespaces
+        guard !namespaces.isEmpty, let file = store as? JSONFileStore,
+            file.url == JSONFileStore.defaultURL(namespace: StorableConfig.defaultNamespace).standardizedFileURL
+        else { return [] }
+        return namespaces.compactMap { namespace in
+            let url = JSONFileStore.defaultURL(namespace: namespace)
+            guard url != file.url, FileManager.default.fileExists(atPath: url.path) else { return nil }
+            return try? JSONFileStore(url: url)
+        }
+    }
+
+    /// Removes, from the previous namespaces' files, the readable values of the earlier keys of each setting
+    /// whose value was moved, where they are still the values that were read.
+    private func removeMovedValues(_ moved: [(index: Int, value: StoredValue)], from oldFiles: [JSONFileStore]) {
+        for file in oldFiles {
+            for (index, _) in moved {
+                let readable = schema.earlierKeys[index].compactMap { key -> (String, StoredValue)? in
+                    guard let value = file.value(forKey: key), settings[index].readProblem(value) == nil else {
+                        return nil
+                    }
+                    return (key, value)
+                }
+                guard !readable.isEmpty else { continue }
+                do {
+                    try file.updateValues(forKeys: readable.map(\.0)) { values in
+                        for (key, value) in readable where values[key] == value { values[key] = nil }
+                    }
+                } catch {
+                    StorableConfig.report(.writeFailed(key: readable[0].0, reason: "\(error)"))
+                }
+            }
+        }
+    }
+}
