@@ -36,6 +36,8 @@ let usage = """
       set <file|suite:NAME> <key> <value>  write one key (JSON if the value is JSON, else a string)
       upsert-records <file> <prefix> <count>
                                            upsert records "<prefix>.<i>" into one collection
+      open-race-config <file> <go-file>    open the file, wait until <go-file> exists, then open RaceConfig
+                                           (a move and a migration) over it, and print whether this process migrated
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -281,6 +283,13 @@ case "upsert-records":
     for index in 1...max(count, 1) {
         config.items.upsert(Item(id: "\(arguments[2]).\(index)", value: index))
     }
+case "open-race-config":
+    guard arguments.count == 3 else { fail(usage) }
+    let raceStore = store(for: arguments[1])
+    while !FileManager.default.fileExists(atPath: arguments[2]) { usleep(200) }
+    let config = RaceConfig(store: raceStore)
+    let migratedHere = config.migratedBy == ProcessInfo.processInfo.processIdentifier
+    output("\(migratedHere ? "migrated" : "found migrated") \(config.fadeDuration) \(config.volume)")
 case "crash":
     runCrash(arguments)
 case "multiprocess":

@@ -67,8 +67,8 @@ struct LegacyAdoptionTests {
         #expect(config.isFirstLaunch == false)
         #expect(config.userName == "nkysu1")
         #expect(config.selectedHobbies == ["sleep", "eat"])
-        #expect(try store.value(forKey: "com.example.seed.AdoptingAppConfig.userName") == .string("nkysu1"))
-        #expect(try store.value(forKey: "userName") == nil)
+        #expect(store.value(forKey: "com.example.seed.AdoptingAppConfig.userName") == .string("nkysu1"))
+        #expect(store.value(forKey: "userName") == nil)
     }
 
     @Test func anAppThatAdoptsStorableConfigOverAJSONFileKeepsWhatTheOldCodeStored() throws {

@@ -72,6 +72,7 @@ open class StorableConfig {
             fatalError("\(error)")
         }
         moveValuesFromEarlierKeys()
+        runMigrations()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
     }
@@ -116,6 +117,14 @@ open class StorableConfig {
     /// changed finds, and moves, the values stored under the earlier ones. On Linux, the default store's files
     /// of those namespaces are read too.
     open class var previousNamespaces: [String] { [] }
+
+    /// The version of the layout in which this class stores its values: by default the highest ``migrations``
+    /// version, and 0 for a class without migrations. A store that holds no version is at version 0.
+    open class var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }
+
+    /// The steps that bring values stored by earlier versions of the class up to ``schemaVersion``, in any
+    /// order (they run in the order of their versions). See ``ConfigMigration``.
+    open class var migrations: [ConfigMigration] { [] }
 
     /// The bundle identifier, or the executable's name where there is no bundle identifier.
     public static let defaultNamespace: String = {

@@ -27,6 +27,12 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case invalidText(key: String, text: String, expected: String)
     /// A config class declares a setting that cannot work; raised when the class is first used.
     case invalidDeclaration(className: String, property: String, reason: String)
+    /// A migration step of the config named `config` failed; nothing it changed was written, and the settings
+    /// read the values as they are stored. `key` is the key the step was reading or writing, when known.
+    case migrationFailed(config: String, step: String, key: String?, reason: String)
+    /// The store was migrated by a newer version of the config than this program knows: it is read as well as
+    /// possible, and neither migrated back nor rewritten.
+    case newerSchemaVersion(config: String, stored: Int, known: Int)
     /// A store's file could not be used.
     case fileUnusable(path: String, reason: String)
     /// A store's file did not parse; its bytes were moved or copied aside to `movedTo`, so they can be
@@ -39,6 +45,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
             .writeFailed(let key, _), .invalidText(let key, _, _):
             key
+        case .migrationFailed(_, _, let key, _): key
         default: nil
         }
     }
@@ -62,6 +69,13 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "\"\(text)\" is not a value for '\(key)', which expects \(expected); the setting is unchanged."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(reason)."
+        case .migrationFailed(let config, let step, let key, let reason):
+            "The migration '\(step)' of \(config) failed"
+                + (key.map { " at '\($0)'" } ?? "")
+                + " (\(reason)); nothing it changed was written, and the settings read the values as stored."
+        case .newerSchemaVersion(let config, let stored, let known):
+            "The store holds \(config)'s values in schema version \(stored), newer than the version \(known) this "
+                + "program knows; they are read as well as possible, and neither migrated back nor rewritten."
         case .fileUnusable(let path, let reason):
             "The settings file \(path) cannot be used: \(reason)."
         case .corruptFileQuarantined(let path, let movedTo, let reason):
