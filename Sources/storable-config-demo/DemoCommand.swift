@@ -6,6 +6,8 @@ struct DemoCommand: Equatable {
         case get(String)
         case set(String, String)
         case reset(String?)
+        case export([String])
+        case importDocument(path: String, replace: Bool)
         case help(String?)
     }
 
@@ -17,12 +19,13 @@ struct DemoCommand: Equatable {
         var message: String
     }
 
-    static let commands = ["list", "get", "set", "reset", "help"]
+    static let commands = ["list", "get", "set", "reset", "export", "import", "help"]
 
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
         var storePath: String?
         var json = false
+        var replace = false
         var wantsHelp = false
         var positionals: [String] = []
         var index = 0
@@ -34,7 +37,9 @@ struct DemoCommand: Equatable {
             let isSetValue =
                 positionals.count == 2 && positionals.first == "set"
                 && !["--store", "--json", "--help", "-h", "--"].contains(argument) && !argument.hasPrefix("--store=")
-            if optionsEnded || isSetValue || !isOption(argument) {
+            // `import -` reads standard input.
+            let isStandardInput = argument == "-" && positionals.first == "import"
+            if optionsEnded || isSetValue || isStandardInput || !isOption(argument) {
                 positionals.append(argument)
                 continue
             }
@@ -51,11 +56,14 @@ struct DemoCommand: Equatable {
                 storePath = String(argument.dropFirst("--store=".count))
             case "--json":
                 json = true
+            case "--replace":
+                replace = true
             case "--help", "-h":
                 wantsHelp = true
             default:
                 throw UsageError(
-                    message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), --help")
+                    message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), "
+                        + "--replace (for import), --help")
             }
         }
         if let storePath, storePath.isEmpty {
@@ -72,6 +80,9 @@ struct DemoCommand: Equatable {
         let operands = Array(positionals.dropFirst())
         if json && command != "list" {
             throw UsageError(message: "--json applies only to list: storable-config-demo list --json")
+        }
+        if replace && command != "import" {
+            throw UsageError(message: "--replace applies only to import: storable-config-demo import --replace <file>")
         }
         func expect(_ count: ClosedRange<Int>, _ synopsis: String) throws(UsageError) {
             guard count.contains(operands.count) else {
@@ -95,6 +106,11 @@ struct DemoCommand: Equatable {
         case "reset":
             try expect(0...1, "reset [<config>[.<setting>]]")
             action = .reset(operands.first)
+        case "export":
+            action = .export(operands)
+        case "import":
+            try expect(1...1, "import [--replace] <file>")
+            action = .importDocument(path: operands[0], replace: replace)
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")

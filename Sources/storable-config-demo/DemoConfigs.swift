@@ -6,11 +6,12 @@ class DemoConfig: StorableConfig {
     override class var namespace: String { "storable-config-demo" }
 }
 
-/// The seed article's app settings, and a few more types worth showing.
+/// The seed article's app settings, and a few more types worth showing. The first three read, and move to
+/// their keys, the plain keys of the seed article's hand-written UserDefaults code when a store holds them.
 final class AppConfig: DemoConfig {
-    @Setting var isFirstLaunch = true
-    @Setting var userName = ""
-    @Setting var selectedHobbies: [String] = []
+    @Setting(previousKeys: ["isFirstLaunch"]) var isFirstLaunch = true
+    @Setting(previousKeys: ["userName"]) var userName = ""
+    @Setting(previousKeys: ["selectedHobbies"]) var selectedHobbies: [String] = []
     @Setting var nickname: String? = nil
     @Setting var launchCount = 0
     @Setting var lastLaunch: Date? = nil

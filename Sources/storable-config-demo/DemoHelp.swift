@@ -13,6 +13,8 @@ enum DemoHelp {
           get <config>.<setting>            print one value alone, e.g. for $(...) in a shell
           set <config>.<setting> <value>    parse the value as the setting's type and store it
           reset [<config>[.<setting>]]      back to defaults: everything, one config, or one setting
+          export [<config>...]              print the stored values as a settings document (JSON)
+          import [--replace] <file>         apply a settings document (- reads standard input)
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -28,7 +30,8 @@ enum DemoHelp {
           storable-config-demo get twitter.userName
           storable-config-demo list --json --store /tmp/demo.json
 
-        exit status: 0 success, 1 failure (the store cannot be read or written), 2 usage error.
+        exit status: 0 success, 1 failure (the store or a document cannot be read or written), 2 usage error
+        (or a document that cannot be used).
         """
 
     static func command(_ name: String) -> String {
@@ -84,6 +87,32 @@ enum DemoHelp {
                   storable-config-demo reset app.userName
                   storable-config-demo reset twitter
                   storable-config-demo reset
+                """
+        case "export":
+            return """
+                usage: storable-config-demo export [<config>...] [--store <path.json>]
+
+                Prints the stored values (not defaults) of the named configs, or of all, as one settings
+                document: JSON naming each config, its schema version, and its stored settings by name. Every
+                config named is in the document, even one with nothing stored.
+
+                examples:
+                  storable-config-demo export > backup.json
+                  storable-config-demo export app twitter
+                """
+        case "import":
+            return """
+                usage: storable-config-demo import [--replace] <file> [--store <path.json>]
+
+                Applies a settings document, all or nothing, in one write. Settings the document does not set
+                keep their values, or with --replace go back to their defaults (for the configs the document
+                covers). A document that cannot be read (exit 1) or used (exit 2: not a settings document, an
+                unknown config or setting, a value of the wrong type) changes nothing, and every problem is
+                named. - reads the document from standard input.
+
+                examples:
+                  storable-config-demo import backup.json
+                  storable-config-demo export | storable-config-demo import --replace - --store /tmp/copy.json
                 """
         default:
             return general

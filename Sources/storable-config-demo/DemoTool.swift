@@ -58,8 +58,57 @@ struct DemoTool {
                 setting.reset()
                 if !writeFailed() { print("reset \(shortName) to its default: \(setting.valueText)") }
             }
+        case .export(let names):
+            try export(names)
+        case .importDocument(let path, let replace):
+            try importDocument(path: path, replace: replace)
         case .help(let topic):
             print(topic.map(DemoHelp.command) ?? DemoHelp.general)
+        }
+    }
+
+    /// Prints the document of the named configs, or of all of them.
+    private func export(_ names: [String]) throws(Failure) {
+        var chosen: [StorableConfig] = []
+        for name in names {
+            guard let named = configs.first(where: { $0.name == name }) else {
+                throw Failure(
+                    message: "unknown config '\(name)'; configs are \(configs.map(\.name).joined(separator: ", "))",
+                    usage: true)
+            }
+            chosen.append(named.config)
+        }
+        do {
+            print(try ConfigDocument(exporting: names.isEmpty ? configs.map(\.config) : chosen).jsonText())
+        } catch {
+            throw Failure(message: error.description)
+        }
+    }
+
+    /// Applies the document at `path` (`-`: standard input): exit 1 if it cannot be read, 2 if it cannot be
+    /// used; the store is then unchanged.
+    private func importDocument(path: String, replace: Bool) throws(Failure) {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw Failure(message: "cannot read \(path): \(error.localizedDescription)")
+            }
+        }
+        let source = path == "-" ? "standard input" : path
+        do {
+            let document = try ConfigDocument(jsonText: String(decoding: data, as: UTF8.self))
+            try document.apply(to: configs.map(\.config), mode: replace ? .replace : .merge)
+            let names = document.configs.keys.sorted().joined(separator: ", ")
+            if !writeFailed() { print("imported \(names.isEmpty ? "nothing" : names) from \(source)") }
+        } catch {
+            if case .unreadable = error {
+                throw Failure(message: "\(source): \(error.description)")
+            }
+            throw Failure(message: "\(source): \(error.description)", usage: true)
         }
     }
 

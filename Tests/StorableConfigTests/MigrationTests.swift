@@ -60,9 +60,10 @@ struct MigrationTests {
 
     @Test func aStoreWrittenByANewerVersionIsReadAndNeitherMigratedNorRewritten() {
         ReportedErrors.install()
-        let store = InMemoryStore([Self.versionKey.replacingOccurrences(of: "Player", with: "Downgraded"): .int(5)])
-        try? store.setValue(.double(2.5), forKey: "mig.DowngradedConfig.fadeDuration")
-        try? store.setValue(.string("a later setting"), forKey: "mig.DowngradedConfig.introducedLater")
+        let store = InMemoryStore([
+            "mig.DowngradedConfig.@schemaVersion": .int(5), "mig.DowngradedConfig.fadeDuration": .double(2.5),
+            "mig.DowngradedConfig.introducedLater": .string("a later setting"),
+        ])
         let config = DowngradedConfig(store: store)
         #expect(config.fadeDuration == 2.5)
         #expect(store.value(forKey: "mig.DowngradedConfig.@schemaVersion") == .int(5))
@@ -107,7 +108,7 @@ struct MigrationTests {
             }
             // Every child has opened the file and waits; they go at once.
             usleep(isRunningUnderThreadSanitizer ? 1_000_000 : 300_000)
-            FileManager.default.createFile(atPath: go.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: go.path, contents: nil)
             var migrations = 0
             for (child, pipe) in zip(children, pipes) {
                 let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,0 +1,145 @@
+extension ConfigDocument {
+    /// Applies the document to `configs`, all or nothing.
+    ///
+    /// Each config of the document is matched to the config among `configs` whose ``StorableConfig/configName``
+    /// or one of whose ``StorableConfig/previousConfigNames`` is its name, and each setting by property name or
+    /// one of its previous names. A document from an earlier schema version is migrated first, in memory, by
+    /// the config's ``StorableConfig/migrations``. Then, if every entry fits, the values are written: one write
+    /// for the configs that share a store (one per store otherwise), which every config bound to that storage
+    /// takes at once. The stored schema version is set to the config's.
+    ///
+    /// - Throws: ``ConfigDocumentError/doesNotFit(_:)`` listing every entry that does not fit (an unknown config
+    ///   or setting, a value of the wrong type, a config from a newer schema version, a failing migration);
+    ///   nothing is then changed.
+    public func apply(to configs: [StorableConfig], mode: ImportMode = .merge) throws(ConfigDocumentError) {
+        var problems: [String] = []
+        var planned: [(config: StorableConfig, values: [String: StoredValue])] = []
+        for name in self.configs.keys.sorted() {
+            guard let entry = self.configs[name] else { continue }
+            guard let config = Self.config(named: name, in: configs) else {
+                let known = configs.map { type(of: $0).configName }.sorted().joined(separator: ", ")
+                problems.append("unknown config '\(name)' (this program has \(known.isEmpty ? "none" : known))")
+                continue
+            }
+            if let values = config.importedValues(entry, documentName: name, problems: &problems) {
+                planned.append((config, values))
+            }
+        }
+        if !problems.isEmpty { throw .doesNotFit(problems) }
+        // One write per storage.
+        var groups: [ObjectIdentifier: [(config: StorableConfig, values: [String: StoredValue])]] = [:]
+        var order: [ObjectIdentifier] = []
+        for item in planned {
+            let hub = ObjectIdentifier(item.config.context.hub)
+            if groups[hub] == nil { order.append(hub) }
+            groups[hub, default: []].append(item)
+        }
+        for hub in order {
+            guard let group = groups[hub], let first = group.first else { continue }
+            var changes: [String: StoredValue?] = [:]
+            for (config, values) in group {
+                if mode == .replace {
+                    for key in config.keys { changes[key] = .some(nil) }
+                }
+                for (key, value) in values { changes[key] = .some(value) }
+                let type = type(of: config)
+                if type.schemaVersion > 0 {
+                    changes[type.schemaVersionKey] = .some(.int(Int64(type.schemaVersion)))
+                }
+            }
+            let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
+            let origin = ImportOrigin()
+            defer { withExtendedLifetime(origin) {} }
+            do {
+                result = try first.config.context.hub.update(
+                    keys: Array(changes.keys),
+                    { values in
+                        for (key, value) in changes { values[key] = value }
+                    }, in: first.config.store, from: ObjectIdentifier(origin))
+            } catch {
+                throw .unreadable("the store of \(type(of: first.config).configName) failed: \(error)")
+            }
+            if result.failed {
+                throw .unreadable("the store of \(type(of: first.config).configName) could not be written")
+            }
+        }
+    }
+
+    private static func config(named name: String, in configs: [StorableConfig]) -> StorableConfig? {
+        configs.first { type(of: $0).configName == name }
+            ?? configs.first { type(of: $0).previousConfigNames.contains(name) }
+    }
+
+    /// An identity that is no config's, so that every config bound to the storage takes the import.
+    private final class ImportOrigin {}
+}
+
+extension StorableConfig {
+    /// The stored values, by key, that `entry` gives this config: previous names mapped, migrations run,
+    /// every value checked against its setting's type. Returns `nil`, adding to `problems`, if any entry does
+    /// not fit.
+    fileprivate func importedValues(
+        _ entry: ConfigDocument.Config, documentName: String, problems: inout [String]
+    ) -> [String: StoredValue]? {
+        let type = type(of: self)
+        let before = problems.count
+        if entry.schemaVersion > type.schemaVersion {
+            problems.append(
+                "\(documentName): the document is of schema version \(entry.schemaVersion), newer than the version "
+                    + "\(type.schemaVersion) this program knows")
+            return nil
+        }
+        // Each name becomes the key it is stored under: today's setting's, or the old name's own.
+        var byKey: [String: StoredValue] = [:]
+        var origin: [String: String] = [:]
+        for (name, value) in entry.settings {
+            let index =
+                schema.names.firstIndex(of: name)
+                ?? settings.indices.first { settings[$0].declaredKeys.previousNames.contains(name) }
+            let key = index.map { schema.keys[$0] } ?? "\(type.namespace).\(type.configName).\(name)"
+            byKey[key] = value
+            origin[key] = name
+        }
+        var read: Set<String> = []
+        if entry.schemaVersion < type.schemaVersion {
+            let recorder = KeyRecorder()
+            let source = byKey
+            var values = MigrationValues(
+                namespace: type.namespace, configName: type.configName, settings: settingsForMigration,
+                read: { key in
+                    recorder.keys.insert(key)
+                    return source[key]
+                })
+            do {
+                try migrate(&values, from: entry.schemaVersion)
+            } catch {
+                problems.append("\(documentName): \(error)")
+                return nil
+            }
+            read = recorder.keys
+            for (key, change) in values.changes { byKey[key] = change }
+        }
+        var result: [String: StoredValue] = [:]
+        for (key, value) in byKey {
+            let name = origin[key] ?? key
+            guard let index = schema.indexByKey[key] else {
+                if !read.contains(key) {
+                    problems.append("\(documentName).\(name): \(type.configName) has no setting of that name")
+                }
+                continue
+            }
+            if let problem = settings[index].readProblem(value) {
+                problems.append(
+                    "\(documentName).\(name): \(value) is not a \(settings[index].valueTypeName) (\(problem))")
+                continue
+            }
+            result[key] = value
+        }
+        return problems.count == before ? result : nil
+    }
+}
+
+/// The keys a migration read, when it runs over a document.
+private final class KeyRecorder {
+    var keys: Set<String> = []
+}
