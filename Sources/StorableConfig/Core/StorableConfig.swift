@@ -67,7 +67,7 @@ open class StorableConfig {
             setting.bind(schema: schema, index: index, context: context)
         }
         do {
-            try schema.checkEarlierKeys(against: context.hub.liveSchemas())
+            try schema.checkEarlierKeys(against: context.hub.schemasToCheck(against: schema))
         } catch {
             fatalError("\(error)")
         }

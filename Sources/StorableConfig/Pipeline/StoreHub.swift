@@ -18,11 +18,14 @@ final class StoreHub: @unchecked Sendable {
     private struct Feed {
         var version: UInt64 = 0
         var receivers: [Receiver] = []
+        /// How many receivers' classes declare earlier keys.
+        var withEarlierKeys = 0
     }
 
     private struct Receiver {
         weak var config: StorableConfig?
         let context: ObjectIdentifier
+        let hasEarlierKeys: Bool
     }
 
     private struct WeakHub {
@@ -68,16 +71,23 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// The schemas of the configs bound to the storage.
-    func liveSchemas() -> [ConfigSchema] {
-        let configs = feed.withLock { feed in feed.receivers.compactMap(\.config) }
+    /// The schemas of the configs bound to the storage, when `schema` or one of theirs declares earlier keys
+    /// (the only case in which they can conflict); otherwise none, without looking at each.
+    func schemasToCheck(against schema: ConfigSchema) -> [ConfigSchema] {
+        let configs = feed.withLock { feed -> [StorableConfig] in
+            guard schema.hasEarlierKeys || feed.withEarlierKeys > 0 else { return [] }
+            return feed.receivers.compactMap(\.config)
+        }
         return configs.map(\.schema)
     }
 
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
         feed.withLock { feed in
-            feed.receivers.append(Receiver(config: config, context: ObjectIdentifier(context)))
+            let hasEarlierKeys = config.schema.hasEarlierKeys
+            feed.receivers.append(
+                Receiver(config: config, context: ObjectIdentifier(context), hasEarlierKeys: hasEarlierKeys))
+            if hasEarlierKeys { feed.withEarlierKeys += 1 }
             return feed.version
         }
     }
@@ -88,6 +98,7 @@ final class StoreHub: @unchecked Sendable {
         let removed = feed.withLock { feed in
             let before = feed.receivers
             feed.receivers.removeAll { $0.context == identifier || $0.config == nil }
+            feed.withEarlierKeys = feed.receivers.count { $0.hasEarlierKeys }
             return before
         }
         withExtendedLifetime(removed) {}
