@@ -6,7 +6,7 @@ struct DemoCommand: Equatable {
         case get(String)
         case set(String, String)
         case reset(String?)
-        case export([String])
+        case export([String], includingSecrets: Bool)
         case importDocument(path: String, replace: Bool)
         case help(String?)
     }
@@ -26,6 +26,7 @@ struct DemoCommand: Equatable {
         var storePath: String?
         var json = false
         var replace = false
+        var includeSecrets = false
         var wantsHelp = false
         var positionals: [String] = []
         var index = 0
@@ -58,12 +59,14 @@ struct DemoCommand: Equatable {
                 json = true
             case "--replace":
                 replace = true
+            case "--include-secrets":
+                includeSecrets = true
             case "--help", "-h":
                 wantsHelp = true
             default:
                 throw UsageError(
                     message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), "
-                        + "--replace (for import), --help")
+                        + "--replace (for import), --include-secrets (for export), --help")
             }
         }
         if let storePath, storePath.isEmpty {
@@ -80,6 +83,10 @@ struct DemoCommand: Equatable {
         let operands = Array(positionals.dropFirst())
         if json && command != "list" {
             throw UsageError(message: "--json applies only to list: storable-config-demo list --json")
+        }
+        if includeSecrets && command != "export" {
+            throw UsageError(
+                message: "--include-secrets applies only to export: storable-config-demo export --include-secrets")
         }
         if replace && command != "import" {
             throw UsageError(message: "--replace applies only to import: storable-config-demo import --replace <file>")
@@ -107,7 +114,7 @@ struct DemoCommand: Equatable {
             try expect(0...1, "reset [<config>[.<setting>]]")
             action = .reset(operands.first)
         case "export":
-            action = .export(operands)
+            action = .export(operands, includingSecrets: includeSecrets)
         case "import":
             try expect(1...1, "import [--replace] <file>")
             action = .importDocument(path: operands[0], replace: replace)

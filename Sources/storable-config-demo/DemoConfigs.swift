@@ -15,13 +15,15 @@ final class AppConfig: DemoConfig {
     @Setting var nickname: String? = nil
     @Setting var launchCount = 0
     @Setting var lastLaunch: Date? = nil
-    @Setting var volume = 0.8
+    @Setting(in: 0...1) var volume = 0.8
     @Setting var theme = Theme.system
     @Setting var window = WindowFrame(width: 800, height: 600)
 }
 
 final class TwitterConfig: DemoConfig {
     @Setting var userName = ""
+    /// Shown as <redacted> by list, set and export; printed by an explicit get.
+    @Setting(secret: true) var apiToken = ""
 }
 
 final class FacebookConfig: DemoConfig {

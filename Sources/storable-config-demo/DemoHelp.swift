@@ -13,11 +13,14 @@ enum DemoHelp {
           get <config>.<setting>            print one value alone, e.g. for $(...) in a shell
           set <config>.<setting> <value>    parse the value as the setting's type and store it
           reset [<config>[.<setting>]]      back to defaults: everything, one config, or one setting
-          export [<config>...]              print the stored values as a settings document (JSON)
+          export [<config>...]              print the stored values as a settings document (JSON);
+                                            secrets only with --include-secrets
           import [--replace] <file>         apply a settings document (- reads standard input)
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
+        app.volume must lie in 0...1; twitter.apiToken is a secret: list, set and export show <redacted>, get
+        prints it.
 
         options (before or after the command):
           --store <path.json>   use this JSON file instead of the default
@@ -90,11 +93,13 @@ enum DemoHelp {
                 """
         case "export":
             return """
-                usage: storable-config-demo export [<config>...] [--store <path.json>]
+                usage: storable-config-demo export [<config>...] [--include-secrets] [--store <path.json>]
 
                 Prints the stored values (not defaults) of the named configs, or of all, as one settings
                 document: JSON naming each config, its schema version, and its stored settings by name. Every
-                config named is in the document, even one with nothing stored.
+                config named is in the document, even one with nothing stored. Secret settings
+                (twitter.apiToken) are left out, and listed as left out, unless --include-secrets is given;
+                importing such a document leaves them alone.
 
                 examples:
                   storable-config-demo export > backup.json

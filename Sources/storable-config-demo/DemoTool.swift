@@ -38,14 +38,17 @@ struct DemoTool {
         case .get(let name): print(try setting(named: name).setting.valueText)
         case .set(let name, let text):
             let (shortName, setting) = try setting(named: name)
+            let shownText = setting.isSecret ? StorableConfigError.redacted : text
             do {
                 try setting.assign(parsing: text)
+            } catch StorableConfigError.invalidValue(_, _, let reason) {
+                throw Failure(message: "invalid value '\(shownText)' for \(shortName): \(reason)", usage: true)
             } catch {
                 throw Failure(
-                    message: "invalid value '\(text)' for \(shortName): expected \(setting.valueTypeName), "
+                    message: "invalid value '\(shownText)' for \(shortName): expected \(setting.valueTypeName), "
                         + "\(setting.expectedFormat)", usage: true)
             }
-            if !writeFailed() { print("\(shortName) = \(setting.valueText)") }
+            if !writeFailed() { print("\(shortName) = \(shown(setting))") }
         case .reset(nil):
             for named in configs { named.config.reset() }
             if !writeFailed() { print("reset every setting to its default") }
@@ -58,8 +61,8 @@ struct DemoTool {
                 setting.reset()
                 if !writeFailed() { print("reset \(shortName) to its default: \(setting.valueText)") }
             }
-        case .export(let names):
-            try export(names)
+        case .export(let names, let includingSecrets):
+            try export(names, includingSecrets: includingSecrets)
         case .importDocument(let path, let replace):
             try importDocument(path: path, replace: replace)
         case .help(let topic):
@@ -67,8 +70,8 @@ struct DemoTool {
         }
     }
 
-    /// Prints the document of the named configs, or of all of them.
-    private func export(_ names: [String]) throws(Failure) {
+    /// Prints the document of the named configs, or of all of them; secrets only when asked.
+    private func export(_ names: [String], includingSecrets: Bool) throws(Failure) {
         var chosen: [StorableConfig] = []
         for name in names {
             guard let named = configs.first(where: { $0.name == name }) else {
@@ -79,7 +82,8 @@ struct DemoTool {
             chosen.append(named.config)
         }
         do {
-            print(try ConfigDocument(exporting: names.isEmpty ? configs.map(\.config) : chosen).jsonText())
+            let exported = names.isEmpty ? configs.map(\.config) : chosen
+            print(try ConfigDocument(exporting: exported, includingSecrets: includingSecrets).jsonText())
         } catch {
             throw Failure(message: error.description)
         }
@@ -129,6 +133,11 @@ struct DemoTool {
         listTable()
     }
 
+    /// The value as `list` and `set` show it: `<redacted>` for a secret (`get` prints it).
+    private func shown(_ setting: any AnySetting) -> String {
+        setting.isSecret ? StorableConfigError.redacted : setting.valueText
+    }
+
     private func rows() -> [(name: String, setting: any AnySetting)] {
         configs.flatMap { named in named.config.allSettings.map { ("\(named.name).\($0.name)", $0) } }
     }
@@ -139,7 +148,8 @@ struct DemoTool {
         func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
         let lines = rows().map { row in
             [
-                row.name, shown(row.setting.valueText), shown(row.setting.defaultValueText),
+                row.name, shown(self.shown(row.setting)),
+                shown(row.setting.isSecret ? StorableConfigError.redacted : row.setting.defaultValueText),
                 row.setting.isSet ? "yes" : "no", row.setting.key,
             ]
         }
@@ -156,7 +166,9 @@ struct DemoTool {
 
     private func listJSON() {
         var object: [String: StoredValue] = [:]
-        for row in rows() { object[row.name] = row.setting.storedValue }
+        for row in rows() {
+            object[row.name] = row.setting.isSecret ? .string(StorableConfigError.redacted) : row.setting.storedValue
+        }
         print(StoredValue.dictionary(object).jsonText(pretty: true))
     }
 

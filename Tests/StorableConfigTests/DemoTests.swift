@@ -83,7 +83,7 @@ struct DemoTests {
         #expect(twitter.hasSuffix("storable-config-demo.TwitterConfig.userName"))
         let facebook = try #require(lines.first { $0.hasPrefix("facebook.userName") })
         #expect(facebook.contains(" no "))
-        #expect(lines.count == 14)
+        #expect(lines.count == 15)
     }
 
     @Test func listJSONMapsShortNamesToValues() throws {
@@ -95,7 +95,7 @@ struct DemoTests {
         #expect(object["app.selectedHobbies"] as? [String] == ["go"])
         #expect(object["app.isFirstLaunch"] as? Bool == true)
         #expect((object["app.window"] as? [String: Any])?["width"] as? Int == 800)
-        #expect(object.count == 13)
+        #expect(object.count == 14)
     }
 
     @Test func resetRestoresDefaultsForOneSettingOneConfigOrEverything() throws {

@@ -17,6 +17,9 @@ public protocol AnySetting: AnyObject, Sendable {
     /// when its key holds nothing: its previous keys, then its key under the config's previous namespaces,
     /// config names and property names. A value found there is moved to ``key`` when the config is created.
     var earlierKeys: [String] { get }
+    /// Whether the value is secret (`@Setting(secret: true)`): descriptions, reports and exports show it as
+    /// `<redacted>`; reading the property, ``valueText`` and ``storedValue`` give the real value.
+    var isSecret: Bool { get }
     /// Whether the store holds a value for the setting.
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".

@@ -38,11 +38,13 @@ extension Setting: AnySetting {
             // Text for a number must be a finite number: "1e999" is not a volume.
             if case .double(let number) = candidate, !number.isFinite { continue }
             if let value = try? traits.decode(candidate) {
-                wrappedValue = value
+                try set(value)
                 return
             }
         }
-        throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
+        throw StorableConfigError.invalidText(
+            key: key, text: isSecret ? StorableConfigError.redacted : text,
+            expected: "\(valueTypeName): \(expectedFormat)")
     }
 
     private static func text(of stored: StoredValue) -> String {
@@ -79,5 +81,25 @@ extension Setting: AnySetting {
             else { return nil }
             return text(of: stored)
         }
+    }
+}
+
+extension Setting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// "key = value", with `<redacted>` for a secret's value.
+    public var description: String {
+        "\(key.isEmpty ? "Setting<\(valueTypeName)>" : key) = \(isSecret ? StorableConfigError.redacted : valueText)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The key, the value (`<redacted>` for a secret), the default and whether it is stored, so that `dump`
+    /// and debuggers show no secret.
+    public var customMirror: Mirror {
+        let shown: Any = isSecret ? StorableConfigError.redacted : wrappedValue
+        let shownDefault: Any = isSecret ? StorableConfigError.redacted : defaultValue
+        return Mirror(
+            self, children: ["key": key, "value": shown, "defaultValue": shownDefault, "isSet": isSet],
+            displayStyle: .class)
     }
 }

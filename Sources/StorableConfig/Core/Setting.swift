@@ -55,34 +55,24 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) var observationEnded = false
     /// The explicit key and earlier names and keys given in the declaration; never changed.
     let declaredKeys: DeclaredKeys
+    /// The range or check, and whether the value is secret; `nil` for neither. Never changed.
+    let rules: SettingRules<Value>?
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
         value = wrappedValue
         declaredDefault = wrappedValue
         declaredKeys = .derived
+        rules = nil
         SettingRegistration.register(self)
     }
 
-    /// Creates a setting whose default is `wrappedValue`, stored under `key` when one is given, whose value is
-    /// found, and moved to its key, under earlier property names or keys.
-    ///
-    /// ```swift
-    /// @Setting(key: "isFirstLaunch") var isFirstLaunch = true        // a hand-written UserDefaults key
-    /// @Setting(previousNames: ["firstRun"]) var isFirstLaunch = true // a renamed property
-    /// @Setting(previousKeys: ["com.old.app.Settings.firstRun"]) var isFirstLaunch = true
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - key: The key to store the value under, exactly as given: no namespace or config name is added.
-    ///   - previousNames: Earlier names of the property in this config, most recent first.
-    ///   - previousKeys: Earlier full keys, searched first, in the order written.
-    public init(
-        wrappedValue: Value, key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []
-    ) {
+    /// Creates a setting with what its declaration says: see `Setting+Declaration.swift`.
+    init(wrappedValue: Value, declaredKeys: DeclaredKeys, rules: SettingRules<Value>?) {
         value = wrappedValue
         declaredDefault = wrappedValue
-        declaredKeys = DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys)
+        self.declaredKeys = declaredKeys
+        self.rules = rules
         SettingRegistration.register(self)
     }
 
@@ -154,6 +144,10 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
 
     @usableFromInline
     func assign(_ newValue: Value) {
+        if rules?.check != nil, let error = validationError(newValue) {
+            StorableConfig.report(error)
+            return
+        }
         lock.lock()
         guard let binding, let traits else {
             lock.unlock()
@@ -169,7 +163,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             do {
                 stored = try traits.encode(newValue)
             } catch {
-                StorableConfig.report(.encodingFailed(key: binding.key, reason: "\(error)"))
+                StorableConfig.report(
+                    .encodingFailed(key: binding.key, reason: isSecret ? StorableConfigError.redacted : "\(error)"))
                 apply(newValue, isSet: isSet, version: nil, stored: nil)
                 return
             }
@@ -333,62 +328,5 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         if let isEqual = traits.isEqual { return !isEqual(old, new) }
         guard listening else { return true }
         return (try? traits.encode(old)) != (stored ?? (try? traits.encode(new)))
-    }
-}
-extension Setting: SettingBox {
-    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
-        let traits = ValueTraits<Value>.shared
-        let binding = SettingBinding(context: context, schema: schema, index: index)
-        let removesOnNil = traits.isNil?(defaultValue) ?? false
-        locked {
-            self.traits = traits
-            self.removesOnNil = removesOnNil
-            self.binding = binding
-            bindingForReads = Unmanaged.passUnretained(binding)
-        }
-    }
-
-    func showPendingReset() {
-        applyPending(defaultValue, isSet: false)
-    }
-
-    func readProblem(_ stored: StoredValue) -> String? {
-        do {
-            _ = try ValueTraits<Value>.shared.decode(stored)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
-
-    func declarationProblem() -> String? {
-        let traits = ValueTraits<Value>.shared
-        do {
-            _ = try traits.decode(try traits.encode(defaultValue))
-            return nil
-        } catch {
-            return "values of type \(traits.typeName) cannot be stored and read back "
-                + "(\(error)); declare a Codable type whose encoding round-trips"
-        }
-    }
-
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
-        guard let stored else {
-            apply(defaultValue, isSet: false, version: version, stored: nil)
-            return
-        }
-        // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
-        if let typedValue, let typed = typedValue as? Value {
-            apply(typed, isSet: true, version: version, stored: stored)
-            return
-        }
-        let traits = ValueTraits<Value>.shared
-        do {
-            apply(try traits.decode(stored), isSet: true, version: version, stored: stored)
-        } catch {
-            StorableConfig.report(
-                .typeMismatch(key: key, expectedType: traits.typeName, found: stored, reason: "\(error)"))
-            apply(defaultValue, isSet: true, version: version, stored: nil)
-        }
     }
 }

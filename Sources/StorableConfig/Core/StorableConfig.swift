@@ -27,7 +27,7 @@ import Foundation
 /// A config is safe to use from several threads at once. It is not declared `Sendable`, because a subclass
 /// may add state of its own; a subclass whose own stored properties are all settings or constants can
 /// declare `final class AppConfig: StorableConfig, @unchecked Sendable` to share one instance between tasks.
-open class StorableConfig {
+open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible {
     /// The store that this config reads from and writes to.
     public let store: any ConfigStore
     let context: ConfigContext
@@ -146,6 +146,18 @@ open class StorableConfig {
     /// try config.allSettings.first { $0.name == "fontSize" }?.assign(parsing: "14")
     /// ```
     public var allSettings: [any AnySetting] { settings }
+
+    /// "AppConfig(userName: "nkysu1", apiToken: <redacted>)": each setting's value as text, a secret's as
+    /// `<redacted>`.
+    open var description: String {
+        let values = zip(schema.names, settings).map { name, setting in
+            "\(name): \(setting.isSecret ? StorableConfigError.redacted : setting.valueText)"
+        }
+        return "\(type(of: self).configName)(\(values.joined(separator: ", ")))"
+    }
+
+    /// The same as ``description``.
+    open var debugDescription: String { description }
 
     /// Removes the stored values of all of this config's settings, in one write, so that they read their
     /// defaults again. Keys that this config does not declare are left alone.

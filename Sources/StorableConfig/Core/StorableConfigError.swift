@@ -25,6 +25,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case reloadFailed(store: String, reason: String)
     /// Text given for `key` is not a value of the setting's type; `expected` says what would be.
     case invalidText(key: String, text: String, expected: String)
+    /// The value given for `key` fails the setting's declared range or check, for `reason`: an assignment is
+    /// not made, a stored value is left in the store and the setting reads its default. `value` describes the
+    /// value, or is ``redacted`` for a secret setting.
+    case invalidValue(key: String, value: String, reason: String)
     /// A config class declares a setting that cannot work; raised when the class is first used.
     case invalidDeclaration(className: String, property: String, reason: String)
     /// A migration step of the config named `config` failed; nothing it changed was written, and the settings
@@ -39,11 +43,14 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// recovered.
     case corruptFileQuarantined(path: String, movedTo: String, reason: String)
 
+    /// What a secret value shows as: `<redacted>`.
+    public static let redacted = "<redacted>"
+
     /// The key, if the error concerns one setting.
     public var key: String? {
         switch self {
         case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
-            .writeFailed(let key, _), .invalidText(let key, _, _):
+            .writeFailed(let key, _), .invalidText(let key, _, _), .invalidValue(let key, _, _):
             key
         case .migrationFailed(_, _, let key, _): key
         default: nil
@@ -67,6 +74,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "Reloading \(store) failed (\(reason)); the settings keep their current values."
         case .invalidText(let key, let text, let expected):
             "\"\(text)\" is not a value for '\(key)', which expects \(expected); the setting is unchanged."
+        case .invalidValue(let key, let value, let reason):
+            "The value \(value) is not valid for '\(key)': \(reason)."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(reason)."
         case .migrationFailed(let config, let step, let key, let reason):

@@ -13,7 +13,7 @@ extension ConfigDocument {
     ///   nothing is then changed.
     public func apply(to configs: [StorableConfig], mode: ImportMode = .merge) throws(ConfigDocumentError) {
         var problems: [String] = []
-        var planned: [(config: StorableConfig, values: [String: StoredValue])] = []
+        var planned: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)] = []
         for name in self.configs.keys.sorted() {
             guard let entry = self.configs[name] else { continue }
             guard let config = Self.config(named: name, in: configs) else {
@@ -22,12 +22,17 @@ extension ConfigDocument {
                 continue
             }
             if let values = config.importedValues(entry, documentName: name, problems: &problems) {
-                planned.append((config, values))
+                // Secrets the export left out keep their values, whatever the mode.
+                let keep = Set(
+                    zip(config.schema.names, config.schema.keys).filter { entry.secretsOmitted.contains($0.0) }
+                        .map(\.1))
+                planned.append((config, values, keep))
             }
         }
         if !problems.isEmpty { throw .doesNotFit(problems) }
         // One write per storage.
-        var groups: [ObjectIdentifier: [(config: StorableConfig, values: [String: StoredValue])]] = [:]
+        var groups: [ObjectIdentifier: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)]] =
+            [:]
         var order: [ObjectIdentifier] = []
         for item in planned {
             let hub = ObjectIdentifier(item.config.context.hub)
@@ -37,9 +42,9 @@ extension ConfigDocument {
         for hub in order {
             guard let group = groups[hub], let first = group.first else { continue }
             var changes: [String: StoredValue?] = [:]
-            for (config, values) in group {
+            for (config, values, keep) in group {
                 if mode == .replace {
-                    for key in config.keys { changes[key] = .some(nil) }
+                    for key in config.keys where !keep.contains(key) { changes[key] = .some(nil) }
                 }
                 for (key, value) in values { changes[key] = .some(value) }
                 let type = type(of: config)

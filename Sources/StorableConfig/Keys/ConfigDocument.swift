@@ -35,12 +35,17 @@ public struct ConfigDocument: Sendable, Equatable {
         public var schemaVersion: Int
         /// The stored values, by property name.
         public var settings: [String: StoredValue]
+        /// The names of the secret settings that the export left out; an import leaves them alone.
+        public var secretsOmitted: [String]
 
         /// A config's part, with its stored values by property name.
-        public init(namespace: String, schemaVersion: Int, settings: [String: StoredValue]) {
+        public init(
+            namespace: String, schemaVersion: Int, settings: [String: StoredValue], secretsOmitted: [String] = []
+        ) {
             self.namespace = namespace
             self.schemaVersion = schemaVersion
             self.settings = settings
+            self.secretsOmitted = secretsOmitted
         }
     }
 
@@ -61,9 +66,10 @@ public struct ConfigDocument: Sendable, Equatable {
         self.configs = configs
     }
 
-    /// The stored values of `configs`, read from their stores now.
+    /// The stored values of `configs`, read from their stores now. Secret settings are left out, and listed
+    /// as left out (`secretsOmitted`), unless `includingSecrets` is set.
     /// - Throws: ``ConfigDocumentError/unreadable(_:)`` if a store cannot be read.
-    public init(exporting configs: [StorableConfig]) throws(ConfigDocumentError) {
+    public init(exporting configs: [StorableConfig], includingSecrets: Bool = false) throws(ConfigDocumentError) {
         var covered: [String: Config] = [:]
         for config in configs {
             let type = type(of: config)
@@ -74,11 +80,17 @@ public struct ConfigDocument: Sendable, Equatable {
                 throw .unreadable("the store of \(type.configName) cannot be read: \(error)")
             }
             var settings: [String: StoredValue] = [:]
-            for (name, key) in zip(config.schema.names, config.schema.keys) {
-                if let value = stored[key] { settings[name] = value }
+            var omitted: [String] = []
+            for (index, (name, key)) in zip(config.schema.names, config.schema.keys).enumerated() {
+                if config.settings[index].isSecret, !includingSecrets {
+                    omitted.append(name)
+                } else if let value = stored[key] {
+                    settings[name] = value
+                }
             }
             covered[type.configName] = Config(
-                namespace: type.namespace, schemaVersion: type.schemaVersion, settings: settings)
+                namespace: type.namespace, schemaVersion: type.schemaVersion, settings: settings,
+                secretsOmitted: omitted)
         }
         self.configs = covered
     }
@@ -115,7 +127,16 @@ public struct ConfigDocument: Sendable, Equatable {
                     "the config \"\(name)\" needs \"namespace\" (text), \"schemaVersion\" (a whole number) and "
                         + "\"settings\" (an object)")
             }
-            configs[name] = Config(namespace: namespace, schemaVersion: Int(schemaVersion), settings: settings)
+            var omitted: [String] = []
+            switch fields["secretsOmitted"] {
+            case nil: break
+            case .array(let names)?:
+                for case .string(let secret) in names { omitted.append(secret) }
+            case _?:
+                throw .notADocument("the config \"\(name)\" has a \"secretsOmitted\" that is not a list of names")
+            }
+            configs[name] = Config(
+                namespace: namespace, schemaVersion: Int(schemaVersion), settings: settings, secretsOmitted: omitted)
         }
         self.configs = configs
     }
@@ -124,10 +145,14 @@ public struct ConfigDocument: Sendable, Equatable {
     public func jsonText() -> String {
         var members: [String: StoredValue] = [:]
         for (name, config) in configs {
-            members[name] = .dictionary([
+            var fields: [String: StoredValue] = [
                 "namespace": .string(config.namespace), "schemaVersion": .int(Int64(config.schemaVersion)),
                 "settings": .dictionary(config.settings),
-            ])
+            ]
+            if !config.secretsOmitted.isEmpty {
+                fields["secretsOmitted"] = .array(config.secretsOmitted.map(StoredValue.string))
+            }
+            members[name] = .dictionary(fields)
         }
         let root: StoredValue = .dictionary([
             "format": .string(Self.format), "formatVersion": .int(Int64(Self.formatVersion)),

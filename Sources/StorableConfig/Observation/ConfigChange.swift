@@ -15,9 +15,20 @@ public struct ConfigChange: Sendable, CustomStringConvertible {
     public let oldValue: any Sendable
     /// The value after the change, of the setting's type.
     public let newValue: any Sendable
+    /// Whether the setting is secret: its values then show as `<redacted>` in ``description``.
+    public let isSecret: Bool
 
-    /// "name: old → new".
+    init(name: String, key: String, oldValue: any Sendable, newValue: any Sendable, isSecret: Bool = false) {
+        self.name = name
+        self.key = key
+        self.oldValue = oldValue
+        self.newValue = newValue
+        self.isSecret = isSecret
+    }
+
+    /// "name: old → new", or "name: <redacted> → <redacted>" for a secret.
     public var description: String {
-        "\(name): \(String(describing: oldValue)) → \(String(describing: newValue))"
+        if isSecret { return "\(name): \(StorableConfigError.redacted) → \(StorableConfigError.redacted)" }
+        return "\(name): \(String(describing: oldValue)) → \(String(describing: newValue))"
     }
 }

@@ -44,7 +44,7 @@ extension Setting {
         }
         if binding.context.hasChangeObservers {
             binding.context.tellChangeObservers(
-                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: new))
+                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: new, isSecret: isSecret))
         }
     }
 

@@ -355,6 +355,8 @@ extension RecordCollection: AnySetting {
     public var name: String { locked { binding }?.name ?? "" }
     /// The keys under which the collection may have been stored before, in search order.
     public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    /// `false`: records are not secret.
+    public var isSecret: Bool { false }
     /// Whether the store holds the collection.
     public var isSet: Bool { !current.entries.isEmpty }
     /// `RecordCollection<Record>`.

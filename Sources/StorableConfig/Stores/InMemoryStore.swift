@@ -74,3 +74,10 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
     /// "memory".
     public var description: String { "memory" }
 }
+
+extension InMemoryStore: CustomReflectable {
+    /// What the store is, without its values: `dump` of a config shows no stored value, secret or not.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+}

@@ -321,3 +321,10 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         return mirror.children.first.map { unwrapOptional($0.value) } ?? nil
     }
 }
+
+extension UserDefaultsStore: CustomReflectable {
+    /// What the store is, without its values: `dump` of a config shows no stored value, secret or not.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+}

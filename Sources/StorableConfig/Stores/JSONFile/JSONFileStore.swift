@@ -156,3 +156,10 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// "JSON file <path>".
     public var description: String { "JSON file \(url.path)" }
 }
+
+extension JSONFileStore: CustomReflectable {
+    /// What the store is, without its values: `dump` of a config shows no stored value, secret or not.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": url])
+    }
+}

@@ -1,0 +1,93 @@
+/// What a declaration says about a setting's values: a check they must pass, and whether they are secret.
+struct SettingRules<Value>: Sendable {
+    /// Returns why a value is invalid, or `nil` if it is valid.
+    var check: (@Sendable (Value) -> String?)?
+    /// The range's bounds in stored form, for a JSON Schema.
+    var bounds: (minimum: StoredValue, maximum: StoredValue)?
+    var isSecret = false
+}
+
+extension Setting {
+    /// Creates a setting whose default is `wrappedValue`, stored under `key` when one is given, whose value is
+    /// found, and moved to its key, under earlier property names or keys.
+    ///
+    /// ```swift
+    /// @Setting(key: "isFirstLaunch") var isFirstLaunch = true        // a hand-written UserDefaults key
+    /// @Setting(previousNames: ["firstRun"]) var isFirstLaunch = true // a renamed property
+    /// @Setting(previousKeys: ["com.old.app.Settings.firstRun"]) var isFirstLaunch = true
+    /// @Setting(validate: { $0.isEmpty ? "a name is needed" : nil }) var userName = "guest"
+    /// @Setting(secret: true) var apiToken = ""
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key to store the value under, exactly as given: no namespace or config name is added.
+    ///   - previousNames: Earlier names of the property in this config, most recent first.
+    ///   - previousKeys: Earlier full keys, searched first, in the order written.
+    ///   - validate: Returns why a value is invalid, or `nil` for a valid one. An invalid value never becomes
+    ///     the setting's value: see ``set(_:)``.
+    ///   - secret: Whether the value is secret: it shows as `<redacted>` in descriptions and reports.
+    public convenience init(
+        wrappedValue: Value, key: String? = nil, previousNames: [String] = [], previousKeys: [String] = [],
+        validate: (@Sendable (Value) -> String?)? = nil, secret: Bool = false
+    ) {
+        let rules = validate == nil && !secret ? nil : SettingRules(check: validate, isSecret: secret)
+        self.init(
+            wrappedValue: wrappedValue,
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys),
+            rules: rules)
+    }
+
+    /// Assigns `newValue` if it is valid, and otherwise throws why, leaving the setting as it was.
+    ///
+    /// Assigning through the property reports an invalid value to ``StorableConfig/errorHandler`` instead:
+    ///
+    /// ```swift
+    /// config.volume = 2                 // reported; volume keeps its value
+    /// try config.$volume.set(2)         // throws StorableConfigError.invalidValue
+    /// ```
+    /// - Throws: ``StorableConfigError/invalidValue(key:value:reason:)``.
+    public func set(_ newValue: Value) throws {
+        if let error = validationError(newValue) { throw error }
+        assign(newValue)
+    }
+
+    /// Whether the value is secret.
+    public var isSecret: Bool { rules?.isSecret ?? false }
+
+    /// The error for `value` if it fails the declared check, or `nil`.
+    func validationError(_ value: Value) -> StorableConfigError? {
+        guard let check = rules?.check, let reason = check(value) else { return nil }
+        let shown = isSecret ? StorableConfigError.redacted : Self.describe(value)
+        return .invalidValue(key: key, value: shown, reason: reason)
+    }
+
+    static func describe(_ value: Value) -> String {
+        (try? ValueTraits<Value>.shared.encode(value)).map { "\($0)" } ?? "\(value)"
+    }
+}
+
+extension Setting where Value: Comparable {
+    /// Creates a setting whose values must lie in `range`: see
+    /// ``init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``.
+    ///
+    /// ```swift
+    /// @Setting(in: 0...1) var volume = 0.8
+    /// ```
+    public convenience init(
+        wrappedValue: Value, key: String? = nil, previousNames: [String] = [], previousKeys: [String] = [],
+        in range: ClosedRange<Value>, secret: Bool = false
+    ) {
+        let traits = ValueTraits<Value>.shared
+        let bounds = (try? traits.encode(range.lowerBound)).flatMap { lower in
+            (try? traits.encode(range.upperBound)).map { (lower, $0) }
+        }
+        let lower = bounds?.0.description ?? "\(range.lowerBound)"
+        let text = "\(lower)...\(bounds?.1.description ?? "\(range.upperBound)")"
+        let rules = SettingRules<Value>(
+            check: { range.contains($0) ? nil : "it is outside the range \(text)" }, bounds: bounds, isSecret: secret)
+        self.init(
+            wrappedValue: wrappedValue,
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys),
+            rules: rules)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+extension Setting: SettingBox {
+    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
+        let traits = ValueTraits<Value>.shared
+        let binding = SettingBinding(context: context, schema: schema, index: index)
+        let removesOnNil = traits.isNil?(defaultValue) ?? false
+        locked {
+            self.traits = traits
+            self.removesOnNil = removesOnNil
+            self.binding = binding
+            bindingForReads = Unmanaged.passUnretained(binding)
+        }
+    }
+
+    func showPendingReset() {
+        applyPending(defaultValue, isSet: false)
+    }
+
+    func readProblem(_ stored: StoredValue) -> String? {
+        do {
+            let value = try ValueTraits<Value>.shared.decode(stored)
+            return rules?.check?(value)
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func declarationProblem() -> String? {
+        let traits = ValueTraits<Value>.shared
+        do {
+            _ = try traits.decode(try traits.encode(defaultValue))
+            if let reason = rules?.check?(defaultValue) {
+                return "its declared default \(isSecret ? StorableConfigError.redacted : Self.describe(defaultValue)) "
+                    + "fails its own check: \(reason)"
+            }
+            return nil
+        } catch {
+            return "values of type \(traits.typeName) cannot be stored and read back "
+                + "(\(error)); declare a Codable type whose encoding round-trips"
+        }
+    }
+
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
+        guard let stored else {
+            apply(defaultValue, isSet: false, version: version, stored: nil)
+            return
+        }
+        // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
+        if let typedValue, let typed = typedValue as? Value {
+            apply(typed, isSet: true, version: version, stored: stored)
+            return
+        }
+        let traits = ValueTraits<Value>.shared
+        do {
+            let value = try traits.decode(stored)
+            if let check = rules?.check, let reason = check(value) {
+                let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
+                StorableConfig.report(
+                    .invalidValue(
+                        key: key, value: shown,
+                        reason: "\(reason); the stored value is left in place and the setting reads its default"))
+                apply(defaultValue, isSet: true, version: version, stored: nil)
+                return
+            }
+            apply(value, isSet: true, version: version, stored: stored)
+        } catch {
+            let found = isSecret ? StoredValue.string(StorableConfigError.redacted) : stored
+            StorableConfig.report(
+                .typeMismatch(key: key, expectedType: traits.typeName, found: found, reason: "\(error)"))
+            apply(defaultValue, isSet: true, version: version, stored: nil)
+        }
+    }
+}
