@@ -143,14 +143,14 @@ struct DemoTool {
     }
 
     private func listTable() {
-        let header = ["SETTING", "VALUE", "DEFAULT", "SET", "KEY"]
+        let header = ["SETTING", "VALUE", "DEFAULT", "SET", "SOURCE", "KEY"]
         // An empty string shows as "" so that the columns stay readable.
         func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
         let lines = rows().map { row in
             [
                 row.name, shown(self.shown(row.setting)),
                 shown(row.setting.isSecret ? StorableConfigError.redacted : row.setting.defaultValueText),
-                row.setting.isSet ? "yes" : "no", row.setting.key,
+                row.setting.isSet ? "yes" : "no", row.setting.source.description, row.setting.key,
             ]
         }
         let widths = (0..<header.count).map { column in

@@ -12,9 +12,15 @@ func exitWithMessage(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+// Settings can be overridden for one run: APP_CONFIG_USER_NAME=x, or --app-config-user-name=x. Those arguments are
+// taken out before the demo's own parser sees the rest (the names come from the configs, made in memory first).
+let ownArguments = ConfigOverrides.removingSettingArguments(
+    from: Array(CommandLine.arguments.dropFirst()), of: NamedConfig.all(store: InMemoryStore()).map(\.config))
+StorableConfig.defaultOverrides = .environmentAndArguments()
+
 let command: DemoCommand
 do {
-    command = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
+    command = try DemoCommand.parse(ownArguments)
 } catch {
     exitWithMessage(error.message + " (see storable-config-demo --help)", status: 2)
 }

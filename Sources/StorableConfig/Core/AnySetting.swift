@@ -20,6 +20,8 @@ public protocol AnySetting: AnyObject, Sendable {
     /// Whether the value is secret (`@Setting(secret: true)`): descriptions, reports and exports show it as
     /// `<redacted>`; reading the property, ``valueText`` and ``storedValue`` give the real value.
     var isSecret: Bool { get }
+    /// Where the value comes from: a launch argument, an environment variable, the store, or the default.
+    var source: SettingSource { get }
     /// Whether the store holds a value for the setting.
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".

@@ -42,6 +42,11 @@ extension Setting: SettingBox {
     }
 
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
+        if let overridden {
+            // The override stays; only whether a value is stored, and its version, change.
+            apply(overridden.value, isSet: stored != nil, version: version, stored: nil)
+            return
+        }
         guard let stored else {
             apply(defaultValue, isSet: false, version: version, stored: nil)
             return

@@ -28,8 +28,15 @@ extension Setting: AnySetting {
 
     /// Assigns the value that `text` describes: JSON text, or a bare string for a `String` setting.
     /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if the text is not a value of the
-    ///   setting's type.
+    ///   setting's type, ``StorableConfigError/invalidValue(key:value:reason:)`` if it fails the setting's
+    ///   range or check.
     public func assign(parsing text: String) throws {
+        try set(try parse(text))
+    }
+
+    /// The value that `text` describes, in the grammar of ``assign(parsing:)``.
+    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)``.
+    func parse(_ text: String) throws -> Value {
         var candidates: [StoredValue] = []
         if let json = try? JSONText.parse(Data(text.utf8)) { candidates.append(json) }
         candidates.append(.string(text))
@@ -37,10 +44,7 @@ extension Setting: AnySetting {
         for candidate in candidates {
             // Text for a number must be a finite number: "1e999" is not a volume.
             if case .double(let number) = candidate, !number.isFinite { continue }
-            if let value = try? traits.decode(candidate) {
-                try set(value)
-                return
-            }
+            if let value = try? traits.decode(candidate) { return value }
         }
         throw StorableConfigError.invalidText(
             key: key, text: isSecret ? StorableConfigError.redacted : text,

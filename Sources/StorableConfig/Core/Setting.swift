@@ -57,6 +57,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     let declaredKeys: DeclaredKeys
     /// The range or check, and whether the value is secret; `nil` for neither. Never changed.
     let rules: SettingRules<Value>?
+    /// The value an environment variable or launch argument gives, read in place of the stored value. Set once,
+    /// in the config's initializer before the config is bound to its storage or returned, and only read
+    /// afterwards, so it is read without the lock.
+    @exclusivity(unchecked) var overridden: SettingOverride<Value>?
+    /// Whether an assignment to the overridden setting was reported (once is enough).
+    @exclusivity(unchecked) var reportedOverriddenAssignment = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -156,6 +162,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         }
         let removesOnNil = removesOnNil
         lock.unlock()
+        if let overridden { reportAssignment(overriddenBy: overridden) }
         let stored: StoredValue?
         if removesOnNil, traits.isNil?(newValue) == true {
             stored = nil
@@ -192,6 +199,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         _ newValue: Value, stored: StoredValue?, typedValue: (any Sendable)?, through binding: SettingBinding
     ) {
         let isSet = stored != nil
+        // An override keeps being read; the assigned value is stored for when it goes away.
+        let newValue = overridden?.value ?? newValue
         if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
             apply(newValue, isSet: isSet, version: version, stored: stored)
         } else {
@@ -205,6 +214,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
     /// observers, once.
     func applyPending(_ newValue: Value, isSet: Bool) {
+        let newValue = overridden?.value ?? newValue
         let state = observationState()
         let replaced = locked { () -> Value? in
             let current = value

@@ -14,6 +14,12 @@ protocol SettingBox: AnySetting {
     func declarationProblem() -> String?
     /// Reads the default at once, inside a batch whose write will remove the stored value.
     func showPendingReset()
+    /// Whether the value type is `Bool`, for which a bare launch argument means `true`.
+    var isBool: Bool { get }
+    /// Takes the first override candidate that is valid; returns a problem for each invalid one before it.
+    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError]
+    /// Where an override comes from, if the setting is overridden.
+    var overrideDescription: (source: SettingSource, origin: String)? { get }
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64)
 }

@@ -34,6 +34,8 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     // Set once, in the initializer, and only read afterwards.
     private(set) var schema = ConfigSchema.empty
     private(set) var settings: [any SettingBox] = []
+    /// Set in the initializer by ``applyOverrides()``.
+    let overrideProblemsStorage = Locked<[StorableConfigError]>([])
 
     /// Creates a config over `store` and loads the stored values of its settings.
     ///
@@ -73,6 +75,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         }
         moveValuesFromEarlierKeys()
         runMigrations()
+        applyOverrides()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version)
     }
@@ -102,6 +105,10 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     ///
     /// Override it to keep keys stable when you rename the class, or to let two classes share settings.
     open class var configName: String { String(describing: self) }
+
+    /// Where this class's settings may be overridden from: environment variables and launch arguments (see
+    /// ``ConfigOverrides``). By default ``defaultOverrides``, which is none unless set.
+    open class var overrides: ConfigOverrides { StorableConfig.defaultOverrides }
 
     /// Earlier values of ``configName``, most recent first: a config class that was renamed finds, and moves to
     /// its current keys, the values stored under its earlier names.

@@ -29,6 +29,13 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// not made, a stored value is left in the store and the setting reads its default. `value` describes the
     /// value, or is ``redacted`` for a secret setting.
     case invalidValue(key: String, value: String, reason: String)
+    /// The text that an environment variable or launch argument (`origin`) gives for `key` is not a valid value:
+    /// the setting reads the next source instead (a valid variable, the stored value, the default). `value` is
+    /// ``redacted`` for a secret.
+    case invalidOverride(origin: String, key: String, value: String, reason: String)
+    /// A value was assigned to `key`, which `origin` overrides: it is stored, and read when the override goes
+    /// away; until then the override is read.
+    case assignedWhileOverridden(key: String, origin: String)
     /// A config class declares a setting that cannot work; raised when the class is first used.
     case invalidDeclaration(className: String, property: String, reason: String)
     /// A migration step of the config named `config` failed; nothing it changed was written, and the settings
@@ -50,7 +57,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     public var key: String? {
         switch self {
         case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
-            .writeFailed(let key, _), .invalidText(let key, _, _), .invalidValue(let key, _, _):
+            .writeFailed(let key, _), .invalidText(let key, _, _), .invalidValue(let key, _, _),
+            .invalidOverride(_, let key, _, _), .assignedWhileOverridden(let key, _):
             key
         case .migrationFailed(_, _, let key, _): key
         default: nil
@@ -76,6 +84,12 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "\"\(text)\" is not a value for '\(key)', which expects \(expected); the setting is unchanged."
         case .invalidValue(let key, let value, let reason):
             "The value \(value) is not valid for '\(key)': \(reason)."
+        case .invalidOverride(let origin, let key, let value, let reason):
+            "The \(origin) gives \"\(value)\" for '\(key)', which is not valid: \(reason); the setting reads "
+                + "the next source instead."
+        case .assignedWhileOverridden(let key, let origin):
+            "A value was assigned to '\(key)', which the \(origin) overrides: it is stored, and read when the "
+                + "override goes away; until then the setting reads the override."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(reason)."
         case .migrationFailed(let config, let step, let key, let reason):

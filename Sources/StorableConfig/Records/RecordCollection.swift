@@ -323,6 +323,13 @@ extension RecordCollection: SettingBox {
 
     func declarationProblem() -> String? { nil }
 
+    var isBool: Bool { false }
+
+    /// Record collections are not overridden.
+    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
+
+    var overrideDescription: (source: SettingSource, origin: String)? { nil }
+
     func readProblem(_ stored: StoredValue) -> String? {
         if case .dictionary = stored { return nil }
         return "it is \(stored.kindDescription), not a dictionary of records"
@@ -355,6 +362,8 @@ extension RecordCollection: AnySetting {
     public var name: String { locked { binding }?.name ?? "" }
     /// The keys under which the collection may have been stored before, in search order.
     public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    /// `stored` or `default`: record collections are not overridden.
+    public var source: SettingSource { isSet ? .stored : .default }
     /// `false`: records are not secret.
     public var isSecret: Bool { false }
     /// Whether the store holds the collection.

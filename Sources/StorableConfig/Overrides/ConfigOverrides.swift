@@ -1,0 +1,196 @@
+import Foundation
+
+/// Where settings may be overridden from, for one run of the program: environment variables and launch
+/// arguments. An override is read in place of the stored value and is never written to the store.
+///
+/// Turn it on for every config, in one line, at start-up:
+///
+/// ```swift
+/// StorableConfig.defaultOverrides = .environmentAndArguments()             // APP_CONFIG_USER_NAME, --app-config-user-name
+/// StorableConfig.defaultOverrides = .environmentAndArguments(prefix: "DEMO_")  // DEMO_APP_CONFIG_USER_NAME
+/// ```
+///
+/// or for one class:
+///
+/// ```swift
+/// final class ServerConfig: StorableConfig {
+///     override class var overrides: ConfigOverrides { .environmentAndArguments() }
+///     @Setting var port = 8080
+/// }
+/// ```
+///
+/// Names follow apple/swift-configuration's: the config's `configName` and the property name, camelCase split
+/// into words, upper-cased and joined by `_` for a variable (after the prefix), lower-cased and joined by `-`
+/// after `--` for an argument. Read precedence: argument, then environment variable, then stored value, then
+/// default. See Docs/ServerConfiguration.md.
+public struct ConfigOverrides: Sendable {
+    /// The environment to read, or `nil` for none.
+    public var environment: [String: String]?
+    /// The launch arguments to read (the first is the program's name and is skipped), or `nil` for none.
+    public var arguments: [String]?
+    /// What every environment variable's name starts with.
+    public var prefix: String
+
+    /// Overrides from `environment` and `arguments`, with variable names after `prefix`.
+    public init(environment: [String: String]?, arguments: [String]?, prefix: String = "") {
+        self.environment = environment
+        self.arguments = arguments
+        self.prefix = prefix
+    }
+
+    /// No overrides: the default.
+    public static let none = ConfigOverrides(environment: nil, arguments: nil)
+
+    /// The process's environment variables and launch arguments.
+    public static func environmentAndArguments(
+        prefix: String = "", environment: [String: String] = ProcessInfo.processInfo.environment,
+        arguments: [String] = CommandLine.arguments
+    ) -> ConfigOverrides {
+        ConfigOverrides(environment: environment, arguments: arguments, prefix: prefix)
+    }
+
+    /// The process's environment variables only.
+    public static func environment(
+        prefix: String = "", _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> ConfigOverrides {
+        ConfigOverrides(environment: environment, arguments: nil, prefix: prefix)
+    }
+
+    /// The process's launch arguments only.
+    public static func arguments(_ arguments: [String] = CommandLine.arguments) -> ConfigOverrides {
+        ConfigOverrides(environment: nil, arguments: arguments)
+    }
+
+    /// The environment variable for the setting `name` of a config named `configName`:
+    /// `AppConfig`, `userName` → `APP_CONFIG_USER_NAME`, after the prefix.
+    public func variableName(configName: String, name: String) -> String {
+        prefix + OverrideNames.environment([configName, name])
+    }
+
+    /// The launch argument for the setting `name` of a config named `configName`:
+    /// `AppConfig`, `userName` → `--app-config-user-name`.
+    public static func argumentName(configName: String, name: String) -> String {
+        OverrideNames.argument([configName, name])
+    }
+
+    /// `arguments` without the options that name a setting of `configs` (and their values), for the
+    /// program's own parser: what names no setting is left as it was, in order.
+    public static func removingSettingArguments(from arguments: [String], of configs: [StorableConfig]) -> [String] {
+        let names = Dictionary(
+            configs.flatMap { config in
+                zip(config.schema.names, config.settings).map { name, setting in
+                    (argumentName(configName: type(of: config).configName, name: name), setting)
+                }
+            }, uniquingKeysWith: { first, _ in first })
+        var kept: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                kept.append(argument)
+                continue
+            }
+            let option = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard let setting = names[option] else {
+                kept.append(argument)
+                continue
+            }
+            if option == argument, OverrideNames.takesNext(arguments, at: index, isBool: setting.isBool) {
+                index += 1
+            }
+        }
+        return kept
+    }
+}
+
+/// Where a setting's value comes from.
+public enum SettingSource: String, Sendable, Hashable, CustomStringConvertible {
+    /// A launch argument overrides it.
+    case argument
+    /// An environment variable overrides it.
+    case environment
+    /// The store holds a value (even one of the wrong type, which reads as the default).
+    case stored
+    /// Nothing is stored: the declared default.
+    case `default`
+
+    /// `argument`, `environment`, `stored` or `default`.
+    public var description: String { rawValue }
+}
+
+/// The naming rules of apple/swift-configuration 1.4.0's `EnvironmentKeyEncoder` and `CLIKeyEncoder`.
+enum OverrideNames {
+    /// Each component's camelCase boundaries become `_`, then all is upper-cased, characters that are not
+    /// letters or digits become `_`, and the components are joined by `_`.
+    static func environment(_ components: [String]) -> String {
+        components.map { component -> String in
+            var component = component
+            if component.count >= 2 {
+                var index = component.startIndex
+                while index < component.index(before: component.endIndex) {
+                    let first = component[index]
+                    let nextIndex = component.index(after: index)
+                    defer { index = nextIndex }
+                    let second = component[nextIndex]
+                    guard first.isLowercase && second.isUppercase else { continue }
+                    component.insert(contentsOf: "_", at: nextIndex)
+                }
+            }
+            return component.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        }.joined(separator: "_")
+    }
+
+    /// Each component's camelCase boundaries become `-`, all lower-cased, joined by `-`, after `--`.
+    static func argument(_ components: [String]) -> String {
+        "--"
+            + components.map { input -> String in
+                guard input.count >= 2 else { return input.lowercased() }
+                var result = input
+                var index = result.startIndex
+                while index < result.index(before: result.endIndex) {
+                    let current = result[index]
+                    let nextIndex = result.index(after: index)
+                    if current.isLowercase && result[nextIndex].isUppercase {
+                        result.insert("-", at: nextIndex)
+                        index = result.index(after: nextIndex)
+                    } else {
+                        index = nextIndex
+                    }
+                }
+                return result.lowercased()
+            }.joined(separator: "-")
+    }
+
+    /// Whether the option before `index` takes `arguments[index]` as its value: always, unless the setting is a
+    /// `Bool` and the next argument is not `true` or `false` (a bare flag means `true`), or there is none, or
+    /// it is another `--` option.
+    static func takesNext(_ arguments: [String], at index: Int, isBool: Bool) -> Bool {
+        guard index < arguments.count else { return false }
+        let next = arguments[index]
+        if isBool { return next == "true" || next == "false" }
+        return !next.hasPrefix("--")
+    }
+
+    /// The text given for `option` in `arguments` (after the program name): `--option value`,
+    /// `--option=value`, or a bare `--option` for a `Bool`, which is `true`. The last one given wins.
+    static func text(for option: String, in arguments: [String], isBool: Bool) -> String? {
+        var found: String?
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == option {
+                if takesNext(arguments, at: index, isBool: isBool) {
+                    found = arguments[index]
+                    index += 1
+                } else if isBool {
+                    found = "true"
+                }
+            } else if argument.hasPrefix(option + "=") {
+                found = String(argument.dropFirst(option.count + 1))
+            }
+        }
+        return found
+    }
+}

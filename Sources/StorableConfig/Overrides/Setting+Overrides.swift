@@ -1,0 +1,72 @@
+/// An override's value and where it comes from.
+struct SettingOverride<Value> {
+    let value: Value
+    let source: SettingSource
+    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
+    let origin: String
+}
+
+/// Text that an environment variable or launch argument gives for a setting.
+struct OverrideCandidate {
+    let source: SettingSource
+    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
+    let origin: String
+    let text: String
+}
+
+extension Setting {
+    /// Where the value comes from: a launch argument, an environment variable, the store, or the default.
+    public var source: SettingSource {
+        if let overridden { return overridden.source }
+        return isSet ? .stored : .default
+    }
+
+    /// Whether an environment variable or launch argument overrides the stored value.
+    public var isOverridden: Bool { overridden != nil }
+
+    /// Takes the first candidate, in precedence order, that parses and passes the setting's check, and returns
+    /// a problem for each one before it that does not.
+    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] {
+        var problems: [StorableConfigError] = []
+        for candidate in candidates {
+            let problem: String
+            do {
+                let value = try parse(candidate.text)
+                if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
+                    problem = reason
+                } else {
+                    let override = SettingOverride(value: value, source: candidate.source, origin: candidate.origin)
+                    let replaced = locked { () -> Value in
+                        overridden = override
+                        defer { self.value = value }
+                        return self.value
+                    }
+                    withExtendedLifetime(replaced) {}
+                    return problems
+                }
+            } catch {
+                problem = "it is not a \(valueTypeName) (expected \(expectedFormat))"
+            }
+            problems.append(
+                .invalidOverride(
+                    origin: candidate.origin, key: key, value: isSecret ? StorableConfigError.redacted : candidate.text,
+                    reason: problem))
+        }
+        return problems
+    }
+
+    /// Reports, once, that an assignment to an overridden setting is stored but not read.
+    func reportAssignment(overriddenBy override: SettingOverride<Value>) {
+        let first = locked { () -> Bool in
+            defer { reportedOverriddenAssignment = true }
+            return !reportedOverriddenAssignment
+        }
+        if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.origin)) }
+    }
+
+    var isBool: Bool { Value.self == Bool.self }
+
+    var overrideDescription: (source: SettingSource, origin: String)? {
+        overridden.map { ($0.source, $0.origin) }
+    }
+}
