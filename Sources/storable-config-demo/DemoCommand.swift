@@ -8,6 +8,7 @@ struct DemoCommand: Equatable {
         case reset(String?)
         case export([String], includingSecrets: Bool)
         case importDocument(path: String, replace: Bool)
+        case schema
         case help(String?)
     }
 
@@ -19,7 +20,7 @@ struct DemoCommand: Equatable {
         var message: String
     }
 
-    static let commands = ["list", "get", "set", "reset", "export", "import", "help"]
+    static let commands = ["list", "get", "set", "reset", "export", "import", "schema", "help"]
 
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
@@ -118,6 +119,9 @@ struct DemoCommand: Equatable {
         case "import":
             try expect(1...1, "import [--replace] <file>")
             action = .importDocument(path: operands[0], replace: replace)
+        case "schema":
+            try expect(0...0, "schema")
+            action = .schema
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")

@@ -16,6 +16,7 @@ enum DemoHelp {
           export [<config>...]              print the stored values as a settings document (JSON);
                                             secrets only with --include-secrets
           import [--replace] <file>         apply a settings document (- reads standard input)
+          schema                            print a JSON Schema of the settings file, for editors
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -104,6 +105,17 @@ enum DemoHelp {
                 examples:
                   storable-config-demo export > backup.json
                   storable-config-demo export app twitter
+                """
+        case "schema":
+            return """
+                usage: storable-config-demo schema
+
+                Prints a JSON Schema (draft 2020-12) of the settings file: each key with its type, default,
+                range and allowed values; secrets marked writeOnly. Point an editor at it to complete and check
+                hand edits of settings.json, or check a file with any JSON Schema validator.
+
+                examples:
+                  storable-config-demo schema > settings.schema.json
                 """
         case "import":
             return """

@@ -65,6 +65,8 @@ struct DemoTool {
             try export(names, includingSecrets: includingSecrets)
         case .importDocument(let path, let replace):
             try importDocument(path: path, replace: replace)
+        case .schema:
+            print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):
             print(topic.map(DemoHelp.command) ?? DemoHelp.general)
         }

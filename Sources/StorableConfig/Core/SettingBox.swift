@@ -20,6 +20,8 @@ protocol SettingBox: AnySetting {
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError]
     /// Where an override comes from, if the setting is overridden.
     var overrideDescription: (source: SettingSource, origin: String)? { get }
+    /// The JSON Schema members that describe the setting's stored form.
+    func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64)
 }

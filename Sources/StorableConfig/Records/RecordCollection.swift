@@ -325,6 +325,11 @@ extension RecordCollection: SettingBox {
 
     var isBool: Bool { false }
 
+    /// A dictionary of records by id, described loosely.
+    func jsonSchemaMembers() -> [String: StoredValue] {
+        ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
+    }
+
     /// Record collections are not overridden.
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
 

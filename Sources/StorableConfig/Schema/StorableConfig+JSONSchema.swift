@@ -1,0 +1,26 @@
+extension StorableConfig {
+    /// A JSON Schema (draft 2020-12) of the settings file that `configs` write: one flat object whose
+    /// properties are the settings' full keys, each with its type, default, range (`minimum`/`maximum`), the
+    /// allowed values of a `String`- or `Int`-backed `CaseIterable` enum, and `writeOnly` for a secret. Other
+    /// keys stay allowed (the file may hold other programs' settings). Editors use it to complete and check
+    /// hand edits:
+    ///
+    /// ```swift
+    /// try StorableConfig.jsonSchema(of: [app, twitter]).write(to: schemaURL, atomically: true, encoding: .utf8)
+    /// ```
+    public static func jsonSchema(of configs: [StorableConfig], title: String = "Settings") -> String {
+        var properties: [String: StoredValue] = [:]
+        for config in configs {
+            for (index, setting) in config.settings.enumerated() {
+                var schema = setting.jsonSchemaMembers()
+                schema["description"] = .string("\(type(of: config).configName).\(config.schema.names[index])")
+                properties[config.schema.keys[index]] = .dictionary(schema)
+            }
+        }
+        let root: [String: StoredValue] = [
+            "$schema": .string("https://json-schema.org/draft/2020-12/schema"), "title": .string(title),
+            "type": .string("object"), "properties": .dictionary(properties), "additionalProperties": .bool(true),
+        ]
+        return StoredValue.dictionary(root).jsonText(pretty: true)
+    }
+}
