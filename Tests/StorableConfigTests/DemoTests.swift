@@ -161,7 +161,10 @@ struct DemoTests {
         (["get", "a", "b"], "get has too many arguments"),
         (["list", "--verbose"], "unknown option '--verbose'"),
         (["get", "app.userName", "--json"], "--json applies only to list"),
-        (["frobnicate"], "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, help"),
+        (
+            ["frobnicate"],
+            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, help"
+        ),
         (["--store"], "--store needs a path"),
         (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),
         (["help", "frobnicate"], "unknown command 'frobnicate'"),
