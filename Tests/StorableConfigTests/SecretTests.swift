@@ -50,6 +50,23 @@ struct SecretTests {
         }
     }
 
+    @Test func neitherAMoveNorAnImportNamesASecretOfTheWrongType() throws {
+        ReportedErrors.install()
+        let store = InMemoryStore(["secret.MovedSecretConfig.oldToken": .int(4242)])
+        let config = MovedSecretConfig(store: store)
+        let reported = ReportedErrors.mentioning("secret.MovedSecretConfig.oldToken")
+        #expect(reported.count == 1)
+        #expect(!"\(reported)".contains("4242"))
+        let document = ConfigDocument(configs: [
+            "MovedSecretConfig": .init(namespace: "secret", schemaVersion: 0, settings: ["token": .int(4242)])
+        ])
+        #expect {
+            try document.apply(to: [config])
+        } throws: { error in
+            "\(error)".contains("MovedSecretConfig.token") && !"\(error)".contains("4242")
+        }
+    }
+
     @Test func anExportLeavesSecretsOutSaysSoAndAnImportLeavesThemAlone() throws {
         let store = InMemoryStore()
         let config = SecretConfig(store: store)
@@ -85,4 +102,9 @@ final class SecretConfig: StorableConfig, @unchecked Sendable {
     @Setting var userName = ""
     @Setting(validate: { $0.count < 3 ? "too short" : nil }, secret: true) var apiToken = "unset"
     @Setting(secret: true) var pin = 0
+}
+
+final class MovedSecretConfig: StorableConfig {
+    override class var namespace: String { "secret" }
+    @Setting(previousNames: ["oldToken"], secret: true) var token = ""
 }

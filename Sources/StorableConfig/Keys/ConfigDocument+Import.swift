@@ -134,8 +134,9 @@ extension StorableConfig {
                 continue
             }
             if let problem = settings[index].readProblem(value) {
+                let shown = settings[index].isSecret ? StorableConfigError.redacted : "\(value)"
                 problems.append(
-                    "\(documentName).\(name): \(value) is not a \(settings[index].valueTypeName) (\(problem))")
+                    "\(documentName).\(name): \(shown) is not a \(settings[index].valueTypeName) (\(problem))")
                 continue
             }
             result[key] = value

@@ -61,7 +61,8 @@ extension StorableConfig {
                 guard let problem = setting.readProblem(value) else { return value }
                 reports.append(
                     .typeMismatch(
-                        key: key, expectedType: setting.valueTypeName, found: value,
+                        key: key, expectedType: setting.valueTypeName,
+                        found: setting.isSecret ? .string(StorableConfigError.redacted) : value,
                         reason: "it is an earlier key of '\(schema.keys[index])' and \(problem); it is left where "
                             + "it is"))
             }
