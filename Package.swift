@@ -9,6 +9,8 @@ let package = Package(
         // A conformance suite for people who write stores: one call checks a store against ConfigStore's
         // documented guarantees.
         .library(name: "StorableConfigTesting", targets: ["StorableConfigTesting"]),
+        // EtcdStore: one config class shared by a fleet of servers through an etcd cluster.
+        .library(name: "StorableConfigEtcd", targets: ["StorableConfigEtcd"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
         .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
@@ -19,7 +21,8 @@ let package = Package(
         // inline on every platform.
         .target(name: "CStorableConfigSupport"),
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
-        .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
+        .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd"]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...
@@ -36,6 +39,12 @@ let package = Package(
             ],
             // Files that earlier versions wrote, read by the tests from their place in the source tree.
             exclude: ["Fixtures"]
+        ),
+        // Against a real etcd started by the tests (Debian's etcd-server); skipped, saying how to install it,
+        // when the binary is missing.
+        .testTarget(
+            name: "StorableConfigEtcdTests",
+            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigTesting"]
         ),
         // Built with the isolation that new Xcode app targets use, to prove that a
         // config subclass declared in such a module compiles and works.

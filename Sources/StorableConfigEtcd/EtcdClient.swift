@@ -1,0 +1,181 @@
+import Foundation
+import StorableConfig
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Requests to etcd's v3 JSON gateway, with failover between endpoints and token authentication.
+///
+/// Every call is synchronous, bounded by `timeout` per endpoint, and tries the endpoints in turn, starting
+/// with the one that answered last. Keys and values are base64 on the wire; 64-bit integers come back as
+/// strings; fields that are zero, false or empty are left out.
+final class EtcdClient: @unchecked Sendable {
+    let endpoints: [URL]
+    let timeout: TimeInterval
+    let credentials: EtcdStore.Credentials?
+    private let session: URLSession
+    /// The endpoint that answered last, and the auth token.
+    private let state = NSLock()
+    private var current = 0
+    private var token: String?
+
+    /// etcd refuses requests over about 1.5 MiB of decoded bytes.
+    static let requestLimit = 1_400_000
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// An answer from etcd that is an error (HTTP 400/401/503), as opposed to no answer at all.
+    struct ServerError: Error, CustomStringConvertible {
+        let status: Int
+        let message: String
+        var description: String { "etcd answered \(status): \(message)" }
+    }
+
+    init(endpoints: [URL], timeout: TimeInterval, credentials: EtcdStore.Credentials?) {
+        self.endpoints = endpoints
+        self.timeout = timeout
+        self.credentials = credentials
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        session = URLSession(configuration: configuration)
+    }
+
+    var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
+
+    var currentEndpoint: URL { state.withLock { endpoints[current] } }
+
+    func authorization() throws -> String? {
+        guard let credentials else { return nil }
+        if let token = state.withLock({ token }) { return token }
+        return try authenticate(credentials)
+    }
+
+    private func authenticate(_ credentials: EtcdStore.Credentials) throws -> String {
+        let answer = try call(
+            "auth/authenticate", ["name": credentials.user, "password": credentials.password], authorized: false)
+        guard let token = answer["token"] as? String else {
+            throw Failure(description: "etcd gave no token for the user \(credentials.user)")
+        }
+        state.withLock { self.token = token }
+        return token
+    }
+
+    /// POSTs `body` to `/v3/<path>` and returns the decoded answer, trying each endpoint in turn.
+    func call(_ path: String, _ body: [String: Any], authorized: Bool = true) throws -> [String: Any] {
+        let data = try JSONSerialization.data(withJSONObject: body)
+        var problems: [String] = []
+        let start = state.withLock { current }
+        for offset in 0..<endpoints.count {
+            let index = (start + offset) % endpoints.count
+            let endpoint = endpoints[index]
+            do {
+                let answer = try send(data, to: endpoint, path: path, authorized: authorized)
+                state.withLock { current = index }
+                return answer
+            } catch let error as ServerError
+                where error.status == 401 || error.message.contains("invalid auth token")
+                || error.message.contains("token") && error.message.contains("invalid")
+            {
+                // An expired token: authenticate again, once, and retry on this endpoint.
+                guard authorized, let credentials else { throw error }
+                state.withLock { token = nil }
+                _ = try authenticate(credentials)
+                let answer = try send(data, to: endpoint, path: path, authorized: authorized)
+                state.withLock { current = index }
+                return answer
+            } catch let error as ServerError where error.status < 500 {
+                throw error
+            } catch {
+                problems.append("\(endpoint.absoluteString): \(error)")
+            }
+        }
+        throw Failure(description: "no etcd endpoint answered (\(problems.joined(separator: "; ")))")
+    }
+
+    private func send(_ data: Data, to endpoint: URL, path: String, authorized: Bool) throws -> [String: Any] {
+        var request = URLRequest(url: endpoint.appendingPathComponent("v3").appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.httpBody = data
+        request.timeoutInterval = timeout
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if authorized, let token = try authorization() { request.setValue(token, forHTTPHeaderField: "Authorization") }
+        let (body, status) = try perform(request)
+        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+        guard status == 200 else {
+            let message =
+                object["message"] as? String ?? object["error"] as? String
+                ?? String(decoding: body.prefix(300), as: UTF8.self)
+            throw ServerError(status: status, message: message)
+        }
+        return object
+    }
+
+    private func perform(_ request: URLRequest) throws -> (Data, Int) {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Result<(Data, Int), any Error>?>(nil)
+        let task = session.dataTask(with: request) { data, response, error in
+            if let error {
+                result.withLock { $0 = .failure(error) }
+            } else {
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                result.withLock { $0 = .success((data ?? Data(), status)) }
+            }
+            done.signal()
+        }
+        task.resume()
+        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
+            task.cancel()
+            throw Failure(description: "no answer within \(timeout) s")
+        }
+        guard let outcome = result.withLock({ $0 }) else { throw Failure(description: "no answer") }
+        return try outcome.get()
+    }
+
+    // MARK: Encoding
+
+    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+    static func text(base64 value: Any?) -> String? {
+        guard let string = value as? String, let data = Data(base64Encoded: string) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func int(_ value: Any?) -> Int64 {
+        if let string = value as? String { return Int64(string) ?? 0 }
+        if let number = value as? NSNumber { return number.int64Value }
+        return 0
+    }
+
+    /// The end of the range of keys that start with `prefix`: its last byte plus one (`\0` for everything).
+    static func rangeEnd(ofPrefix prefix: String) -> String {
+        var bytes = Array(prefix.utf8)
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return Data(bytes).base64EncodedString()
+            }
+            bytes.removeLast()
+        }
+        return Data([0]).base64EncodedString()
+    }
+}
+
+/// A value and a lock, for the client's completion handlers.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

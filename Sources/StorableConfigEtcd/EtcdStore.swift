@@ -1,0 +1,340 @@
+import Foundation
+import StorableConfig
+
+/// A store that keeps settings in an etcd cluster, so that one config class is shared by a fleet of servers,
+/// with live updates.
+///
+/// ```swift
+/// final class Limits: StorableConfig { @Setting var maxUploadMB = 50 }
+/// let etcd = try EtcdStore(endpoints: [URL(string: "http://etcd-1.internal:2379")!], prefix: "prod/")
+/// let limits = Limits(store: etcd)
+/// // An operator runs `etcdctl put prod/<namespace>.Limits.maxUploadMB 80`, or another server assigns it:
+/// // every server reads 80 within milliseconds, through `$maxUploadMB.changes`, `observe` and Observation.
+/// ```
+///
+/// Each setting is one etcd key, the prefix followed by the setting's key byte for byte, whose value is the
+/// setting's JSON text, so `etcdctl get` shows readable JSON and `etcdctl put` of JSON text works. It speaks
+/// etcd's v3 JSON gateway over URLSession (plain http on loopback and private networks; https where
+/// URLSession supports it).
+///
+/// - **Reads** come from a local cache, filled by one range read of the prefix and kept current by one watch
+///   on the prefix that starts at that read's revision + 1, so no change between the two is missed.
+/// - **An assignment blocks its caller until the cluster has committed it** (a millisecond or two on a
+///   healthy cluster, seconds during an election): do not assign from a UI's main thread. A slow or failing
+///   write never blocks reads or observers.
+/// - **Read-modify-writes** (record collections, moves and migrations) are one transaction that compares
+///   each key's `mod_revision` and retries on conflict: atomic across processes and machines. A batch is one
+///   transaction too; one over etcd's 128 operations is refused, never split.
+/// - **Failures**: each request tries the endpoints in turn. When no member answers, reads keep the last
+///   known values and writes fail with an error naming the endpoints (the assignment is then visible in this
+///   process only, and reported). The watch resumes at the last seen revision + 1 on the next endpoint; after a
+///   compaction it reads the prefix again and delivers the differences.
+/// - **A value that is not JSON text** (`etcdctl put key plain`) cannot be read: it is reported, the setting
+///   keeps the value it had (its default, at start), and the value is left alone.
+public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
+    /// A user and password for etcd's authentication; the token is renewed when it expires.
+    public struct Credentials: Sendable {
+        /// The user's name.
+        public var user: String
+        /// The user's password.
+        public var password: String
+
+        /// Credentials of `user`.
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// The prefix of every key, as given.
+    public let prefix: String
+    /// The endpoints, in the order they are tried.
+    public var endpoints: [URL] { client.endpoints }
+
+    let client: EtcdClient
+    private let identity: AnyObject
+    private let lock = NSLock()
+    /// By setting key (without the prefix): the JSON text, or `nil` for a deleted key, and its revision.
+    private var cache: [String: (text: String?, revision: Int64)] = [:]
+    /// The revision up to which the cache is complete.
+    private(set) var revision: Int64 = 0
+    /// Revisions of this store's own writes, whose watch events need not be announced.
+    private var ownRevisions: Set<Int64> = []
+    private var watcher: EtcdWatcher?
+
+    /// Connects to the cluster at `endpoints` and reads every key under `prefix`.
+    ///
+    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each
+    /// (5 s by default, so at most 15 s for three endpoints). If no member answers, the store starts empty
+    /// (configs read their defaults), keeps trying in the background, and delivers the values as changes when
+    /// the cluster answers; ``isConnected`` tells which.
+    /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
+    ///   the cluster refuses the credentials.
+    public init(
+        endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, timeout: TimeInterval = 5
+    ) throws {
+        guard !endpoints.isEmpty else {
+            throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
+        }
+        self.prefix = prefix
+        client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
+        identity = Self.identity(for: endpoints, prefix: prefix)
+        do {
+            try readAll()
+        } catch let error as EtcdClient.ServerError {
+            throw StorableConfigError.reloadFailed(store: description, reason: "\(error)")
+        } catch {
+            // Unreachable: start empty; the watcher keeps trying.
+        }
+        let watcher = EtcdWatcher(store: self)
+        lock.withLock { self.watcher = watcher }
+        watcher.start()
+    }
+
+    deinit {
+        watcher?.stop()
+    }
+
+    /// Whether the store has read the cluster at least once.
+    public var isConnected: Bool { lock.withLock { revision > 0 } }
+
+    /// "etcd http://127.0.0.1:2379 prefix prod/".
+    public var description: String {
+        "etcd \(client.endpointList)" + (prefix.isEmpty ? "" : " prefix \(prefix)")
+    }
+
+    /// One identity per cluster and prefix in the process, so that configs over two stores for the same keys
+    /// see each other's writes at once.
+    public var storageIdentity: AnyObject { identity }
+
+    private final class Identity {}
+    private static let identities = Locked<[String: Identity]>([:])
+
+    private static func identity(for endpoints: [URL], prefix: String) -> Identity {
+        let name = endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix
+        return identities.withLock { identities in
+            if let existing = identities[name] { return existing }
+            let made = Identity()
+            identities[name] = made
+            return made
+        }
+    }
+
+    // MARK: ConfigStore
+
+    /// The cached value of `key`.
+    /// - Throws: If the value in etcd is not JSON text.
+    public func value(forKey key: String) throws -> StoredValue? {
+        guard let text = lock.withLock({ cache[key]?.text }) else { return nil }
+        do {
+            return try StoredValue(jsonText: text)
+        } catch {
+            throw EtcdClient.Failure(
+                description: "the value of \(prefix + key) in etcd is not JSON text (\(error)); it is left alone")
+        }
+    }
+
+    /// Puts `value` under `key` and returns when the cluster has committed it.
+    public func setValue(_ value: StoredValue, forKey key: String) throws {
+        try commit(puts: [key: value], deletes: [])
+    }
+
+    /// Deletes `key` and returns when the cluster has committed it.
+    public func removeValue(forKey key: String) throws {
+        try commit(puts: [:], deletes: [key])
+    }
+
+    /// One transaction: every put and delete, or none.
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        try commit(puts: values, deletes: keysToRemove)
+    }
+
+    /// Reads `keys` and their revisions in one transaction, transforms them, and writes the result in a
+    /// transaction that succeeds only if no key changed meanwhile; retries on conflict.
+    @discardableResult
+    public func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try checkOperationCount(keys.count, what: "a read-modify-write of \(keys.count) keys")
+        for _ in 0..<100 {
+            let (current, revisions) = try readFresh(keys)
+            var values = current
+            try transform(&values)
+            var puts: [String: StoredValue] = [:]
+            var deletes: [String] = []
+            for key in keys {
+                if let new = values[key] {
+                    puts[key] = new
+                } else if current[key] != nil {
+                    deletes.append(key)
+                }
+            }
+            let compares = keys.map { key -> [String: Any] in
+                if let revision = revisions[key] {
+                    return [
+                        "key": EtcdClient.base64(prefix + key), "target": "MOD", "result": "EQUAL",
+                        "mod_revision": String(revision),
+                    ]
+                }
+                return [
+                    "key": EtcdClient.base64(prefix + key), "target": "CREATE", "result": "EQUAL",
+                    "create_revision": "0",
+                ]
+            }
+            if try commit(puts: puts, deletes: deletes, compares: compares) {
+                var result: [String: StoredValue] = [:]
+                for key in keys { result[key] = puts[key] }
+                return result
+            }
+        }
+        throw EtcdClient.Failure(description: "the keys kept changing under a read-modify-write: \(keys)")
+    }
+
+    /// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``: a transaction comparing revisions.
+    public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
+
+    /// Reads every key under the prefix again.
+    public func reload() throws {
+        _ = try readAll()
+    }
+
+    // MARK: Reading and writing
+
+    /// Reads the whole prefix into the cache and returns the keys whose values changed.
+    @discardableResult
+    func readAll() throws -> Set<String> {
+        let answer = try client.call(
+            "kv/range",
+            [
+                "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
+                "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
+            ])
+        let header = answer["header"] as? [String: Any]
+        let readRevision = EtcdClient.int(header?["revision"])
+        var found: [String: (text: String?, revision: Int64)] = [:]
+        for kv in answer["kvs"] as? [[String: Any]] ?? [] {
+            guard let fullKey = EtcdClient.text(base64: kv["key"]), fullKey.hasPrefix(prefix) else { continue }
+            found[String(fullKey.dropFirst(prefix.count))] =
+                (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
+        }
+        return lock.withLock {
+            var changed: Set<String> = []
+            for (key, entry) in cache where entry.text != nil && found[key] == nil {
+                changed.insert(key)
+                cache[key] = (nil, readRevision)
+            }
+            for (key, entry) in found where cache[key]?.text != entry.text {
+                changed.insert(key)
+                cache[key] = entry
+            }
+            revision = max(revision, readRevision)
+            return changed
+        }
+    }
+
+    /// The values and mod revisions of `keys` as the cluster holds them now, in one transaction.
+    private func readFresh(_ keys: [String]) throws -> ([String: StoredValue], [String: Int64]) {
+        let answer = try client.call(
+            "kv/txn", ["success": keys.map { ["request_range": ["key": EtcdClient.base64(prefix + $0)]] }])
+        var values: [String: StoredValue] = [:]
+        var revisions: [String: Int64] = [:]
+        for response in answer["responses"] as? [[String: Any]] ?? [] {
+            guard let range = response["response_range"] as? [String: Any],
+                let kv = (range["kvs"] as? [[String: Any]])?.first,
+                let fullKey = EtcdClient.text(base64: kv["key"])
+            else { continue }
+            let key = String(fullKey.dropFirst(prefix.count))
+            revisions[key] = EtcdClient.int(kv["mod_revision"])
+            let text = EtcdClient.text(base64: kv["value"]) ?? ""
+            guard let value = try? StoredValue(jsonText: text) else {
+                throw EtcdClient.Failure(
+                    description: "the value of \(fullKey) in etcd is not JSON text; it is left alone")
+            }
+            values[key] = value
+        }
+        return (values, revisions)
+    }
+
+    /// Writes `puts` and `deletes` in one transaction, if `compares` hold; returns whether it was applied.
+    @discardableResult
+    private func commit(
+        puts: [String: StoredValue], deletes: [String], compares: [[String: Any]] = []
+    ) throws -> Bool {
+        try checkOperationCount(puts.count + deletes.count, what: "a write of \(puts.count + deletes.count) keys")
+        var operations: [[String: Any]] = []
+        var texts: [String: String] = [:]
+        for (key, value) in puts {
+            let text = value.jsonText()
+            let size = prefix.utf8.count + key.utf8.count + text.utf8.count
+            if size > EtcdClient.requestLimit {
+                throw EtcdClient.Failure(
+                    description: "the value of \(prefix + key) is \(size) bytes, over etcd's request limit of about "
+                        + "1.5 MiB")
+            }
+            texts[key] = text
+            operations.append(
+                ["request_put": ["key": EtcdClient.base64(prefix + key), "value": EtcdClient.base64(text)]])
+        }
+        for key in deletes {
+            operations.append(["request_delete_range": ["key": EtcdClient.base64(prefix + key)]])
+        }
+        guard !operations.isEmpty else { return true }
+        var body: [String: Any] = ["success": operations]
+        if !compares.isEmpty { body["compare"] = compares }
+        let answer: [String: Any]
+        do {
+            answer = try client.call("kv/txn", body)
+        } catch {
+            throw EtcdClient.Failure(
+                description: "etcd (\(client.endpointList)) did not take the write: \(error)")
+        }
+        if !compares.isEmpty, (answer["succeeded"] as? Bool) != true { return false }
+        let committed = EtcdClient.int((answer["header"] as? [String: Any])?["revision"])
+        lock.withLock {
+            ownRevisions.insert(committed)
+            for (key, text) in texts where (cache[key]?.revision ?? 0) < committed { cache[key] = (text, committed) }
+            for key in deletes where (cache[key]?.revision ?? 0) < committed { cache[key] = (nil, committed) }
+        }
+        return true
+    }
+
+    private func checkOperationCount(_ count: Int, what: String) throws {
+        if count > 128 {
+            throw EtcdClient.Failure(
+                description: "\(what) does not fit in one etcd transaction (at most 128 operations); it was not "
+                    + "split, and nothing was written")
+        }
+    }
+
+    // MARK: The watch
+
+    /// Takes the events of the watch: updates the cache, and announces the keys that others changed.
+    func take(events: [[String: Any]], headerRevision: Int64) {
+        var changed: Set<String> = []
+        lock.withLock {
+            for event in events {
+                guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
+                    fullKey.hasPrefix(prefix)
+                else { continue }
+                let key = String(fullKey.dropFirst(prefix.count))
+                let eventRevision = EtcdClient.int(kv["mod_revision"])
+                let isDelete = (event["type"] as? String) == "DELETE"
+                if (cache[key]?.revision ?? 0) < eventRevision {
+                    cache[key] = (isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", eventRevision)
+                }
+                if ownRevisions.remove(eventRevision) == nil { changed.insert(key) }
+                revision = max(revision, eventRevision)
+            }
+            revision = max(revision, headerRevision)
+        }
+        if !changed.isEmpty { storageDidChange(forKeys: changed) }
+    }
+
+    /// The revision the watch resumes after.
+    var watchRevision: Int64 { lock.withLock { revision } }
+
+    /// After a compaction: reads the prefix again and announces the differences.
+    func resynchronise() {
+        if let changed = try? readAll(), !changed.isEmpty { storageDidChange(forKeys: changed) }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Real etcd members on 127.0.0.1, free ports and a temporary data directory each, stopped by process id.
+final class EtcdCluster: @unchecked Sendable {
+    struct Member {
+        let name: String
+        let clientPort: Int
+        let peerPort: Int
+        let dataDirectory: URL
+        var process: Process?
+        var clientURL: URL { URL(string: "http://127.0.0.1:\(clientPort)")! }
+    }
+
+    static let binary = ["/usr/bin/etcd", "/usr/local/bin/etcd"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Why the etcd tests cannot run here, or `nil`. Under CI (`STORABLE_CONFIG_REQUIRE_ETCD=1`, set by
+    /// `.ci/run`) a missing binary is a failure, not a skip.
+    static var unavailable: String? {
+        guard binary == nil else { return nil }
+        let message = "etcd is not installed: apt-get install -y etcd-server etcd-client"
+        if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
+            Issue.record(Comment(rawValue: message))
+        }
+        return message
+    }
+
+    private(set) var members: [Member]
+    let token = "storable-config-\(UUID().uuidString.prefix(8))"
+    private let root: URL
+
+    init(size: Int = 1) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("etcd-\(UUID().uuidString)")
+        let root = root
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        members = (0..<size).map { index in
+            Member(
+                name: "m\(index)", clientPort: EtcdCluster.freePort(), peerPort: EtcdCluster.freePort(),
+                dataDirectory: root.appendingPathComponent("m\(index)"), process: nil)
+        }
+        for index in members.indices { try start(index) }
+        try waitUntilHealthy()
+    }
+
+    deinit {
+        for index in members.indices { stop(index) }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var endpoints: [URL] { members.map(\.clientURL) }
+
+    func start(_ index: Int) throws {
+        let member = members[index]
+        let cluster = members.map { "\($0.name)=http://127.0.0.1:\($0.peerPort)" }.joined(separator: ",")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary ?? "/usr/bin/etcd")
+        process.arguments = [
+            "--name", member.name, "--data-dir", member.dataDirectory.path,
+            "--listen-client-urls", member.clientURL.absoluteString,
+            "--advertise-client-urls", member.clientURL.absoluteString,
+            "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+            "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+            "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token", token,
+            // Generous for a loaded 2-core machine.
+            "--heartbeat-interval", "200", "--election-timeout", "2000",
+            "--log-level", "error", "--logger", "zap",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        members[index].process = process
+    }
+
+    /// SIGKILL, and wait for the process to exit so that its data directory can be used again.
+    func stop(_ index: Int) {
+        guard let process = members[index].process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        members[index].process = nil
+    }
+
+    func waitUntilHealthy(timeout: TimeInterval = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for member in members where member.process != nil {
+            while true {
+                if let data = try? Data(contentsOf: member.clientURL.appendingPathComponent("health")),
+                    String(decoding: data, as: UTF8.self).contains("\"true\"")
+                {
+                    break
+                }
+                if Date() > deadline { throw EtcdTestError(description: "etcd \(member.name) did not become healthy") }
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// What `etcdctl put` does: a raw put of `value` under `key`, through the JSON gateway.
+    func put(_ key: String, _ value: String) throws {
+        _ = try call(
+            "kv/put", ["key": Data(key.utf8).base64EncodedString(), "value": Data(value.utf8).base64EncodedString()])
+    }
+
+    /// What `etcdctl get` shows: the raw value of `key`.
+    func get(_ key: String) throws -> String? {
+        let answer = try call("kv/range", ["key": Data(key.utf8).base64EncodedString()])
+        guard let kv = (answer["kvs"] as? [[String: Any]])?.first, let value = kv["value"] as? String,
+            let data = Data(base64Encoded: value)
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func call(_ path: String, _ body: [String: Any]) throws -> [String: Any] {
+        var request = URLRequest(url: endpoints.first!.appendingPathComponent("v3/\(path)"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        URLSession.shared.dataTask(with: request) { data, _, _ in
+            box.data = data
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 10)
+        return (try? JSONSerialization.jsonObject(with: box.data ?? Data())) as? [String: Any] ?? [:]
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        var data: Data?
+    }
+
+    static func freePort() -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct EtcdTestError: Error, CustomStringConvertible {
+    let description: String
+}
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif

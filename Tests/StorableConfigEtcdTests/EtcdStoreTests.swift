@@ -1,0 +1,134 @@
+import Foundation
+import StorableConfig
+import StorableConfigEtcd
+import StorableConfigTesting
+import Testing
+
+/// EtcdStore against a real etcd, one suite at a time.
+@Suite(.serialized)
+struct EtcdStoreTests {
+    @Test func theStorePassesTheConformanceSuite() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let endpoints = cluster.endpoints
+        try ConfigStoreConformance(makeStore: { try EtcdStore(endpoints: endpoints, prefix: "conformance/") }).run()
+        withExtendedLifetime(cluster) {}
+    }
+
+    @Test func anAssignmentIsReadableJSONInEtcdAndAnOutsidePutReachesTheConfigAndItsObservers() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "prod/")
+        let limits = Limits(store: store)
+        limits.maxUploadMB = 80
+        limits.hosts = ["a", "b"]
+        #expect(try cluster.get("prod/etcd.Limits.maxUploadMB") == "80")
+        #expect(try cluster.get("prod/etcd.Limits.hosts") == #"["a","b"]"#)
+        let seen = Locked<[Int]>([])
+        let token = limits.$maxUploadMB.observe { value in seen.withLock { $0.append(value) } }
+        try cluster.put("prod/etcd.Limits.maxUploadMB", "120")
+        try waitFor { limits.maxUploadMB == 120 }
+        try waitFor { seen.withLock { $0 }.contains(120) }
+        // A second server, with its own store and cache, reads what the first wrote.
+        let other = Limits(store: try EtcdStore(endpoints: cluster.endpoints.map(Self.localhost), prefix: "prod/"))
+        #expect(other.maxUploadMB == 120)
+        limits.maxUploadMB = 130
+        try waitFor { other.maxUploadMB == 130 }
+        token.cancel()
+    }
+
+    @Test func aValueThatIsNotJSONIsReportedAndLeftAlone() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        try cluster.put("etcd.Limits.maxUploadMB", "plain")
+        let reported = Locked<[String]>([])
+        let previous = StorableConfig.errorHandler
+        StorableConfig.errorHandler = { error in reported.withLock { $0.append("\(error)") } }
+        defer { StorableConfig.errorHandler = previous }
+        let limits = Limits(store: try EtcdStore(endpoints: cluster.endpoints))
+        #expect(limits.maxUploadMB == 50)
+        #expect(reported.withLock { $0 }.contains { $0.contains("etcd.Limits.maxUploadMB") && $0.contains("JSON") })
+        #expect(try cluster.get("etcd.Limits.maxUploadMB") == "plain")
+    }
+
+    @Test func twoServersUpsertingIntoOneCollectionLoseNothing() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        // Two stores whose identities differ, as two processes' would: their writes race in etcd.
+        let first = Limits(store: try EtcdStore(endpoints: cluster.endpoints))
+        let second = Limits(store: try EtcdStore(endpoints: cluster.endpoints.map(Self.localhost)))
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let config = worker == 0 ? first : second
+            for index in 0..<25 { config.servers.upsert(Server(id: "w\(worker)-\(index)", port: index)) }
+        }
+        let fresh = Limits(store: try EtcdStore(endpoints: cluster.endpoints))
+        #expect(fresh.servers.count == 50)
+    }
+
+    @Test func anUnreachableClusterDoesNotHangAndAWriteFailsNamingTheEndpoints() throws {
+        let port = EtcdCluster.freePort()
+        let started = Date()
+        let store = try EtcdStore(endpoints: [URL(string: "http://127.0.0.1:\(port)")!], timeout: 1)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(!store.isConnected)
+        #expect {
+            try store.setValue(.int(1), forKey: "k")
+        } throws: { error in
+            "\(error)".contains("127.0.0.1:\(port)")
+        }
+    }
+
+    @Test func aBatchOverOneTransactionIsRefusedAndNothingIsWritten() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints)
+        var values: [String: StoredValue] = [:]
+        for index in 0..<129 { values["k\(index)"] = .int(Int64(index)) }
+        #expect {
+            try store.setValues(values, removingValuesForKeys: [])
+        } throws: { error in
+            "\(error)".contains("128")
+        }
+        #expect(try cluster.get("k0") == nil)
+    }
+
+    static func localhost(_ url: URL) -> URL {
+        URL(string: url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
+    }
+
+    private func waitFor(timeout: TimeInterval = 10, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { throw EtcdTestError(description: "timed out") }
+            usleep(5_000)
+        }
+    }
+}
+
+final class Limits: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "etcd" }
+    @Setting var maxUploadMB = 50
+    @Setting var hosts: [String] = []
+    @Records var servers: RecordCollection<Server>
+}
+
+struct Server: Codable, Identifiable, Sendable {
+    var id: String
+    var port: Int
+}
+
+/// A value and a lock, for observers.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
