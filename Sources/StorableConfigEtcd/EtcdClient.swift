@@ -1,10 +1,6 @@
 import Foundation
 import StorableConfig
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Requests to etcd's v3 JSON gateway, with failover between endpoints and token authentication.
 ///
 /// Every call is synchronous, bounded by `timeout` per endpoint, and tries the endpoints in turn, starting
@@ -14,7 +10,6 @@ final class EtcdClient: @unchecked Sendable {
     let endpoints: [URL]
     let timeout: TimeInterval
     let credentials: EtcdStore.Credentials?
-    private let session: URLSession
     /// The endpoint that answered last, and the auth token.
     private let state = NSLock()
     private var current = 0
@@ -38,10 +33,6 @@ final class EtcdClient: @unchecked Sendable {
         self.endpoints = endpoints
         self.timeout = timeout
         self.credentials = credentials
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        session = URLSession(configuration: configuration)
     }
 
     var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
@@ -97,13 +88,10 @@ final class EtcdClient: @unchecked Sendable {
     }
 
     private func send(_ data: Data, to endpoint: URL, path: String, authorized: Bool) throws -> [String: Any] {
-        var request = URLRequest(url: endpoint.appendingPathComponent("v3").appendingPathComponent(path))
-        request.httpMethod = "POST"
-        request.httpBody = data
-        request.timeoutInterval = timeout
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if authorized, let token = try authorization() { request.setValue(token, forHTTPHeaderField: "Authorization") }
-        let (body, status) = try perform(request)
+        var headers: [String: String] = [:]
+        if authorized, let token = try authorization() { headers["Authorization"] = token }
+        let (status, body) = try HTTPConnection.post(
+            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers, timeout: timeout)
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         guard status == 200 else {
             let message =
@@ -114,25 +102,10 @@ final class EtcdClient: @unchecked Sendable {
         return object
     }
 
-    private func perform(_ request: URLRequest) throws -> (Data, Int) {
-        let done = DispatchSemaphore(value: 0)
-        let result = Locked<Result<(Data, Int), any Error>?>(nil)
-        let task = session.dataTask(with: request) { data, response, error in
-            if let error {
-                result.withLock { $0 = .failure(error) }
-            } else {
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                result.withLock { $0 = .success((data ?? Data(), status)) }
-            }
-            done.signal()
-        }
-        task.resume()
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
-            task.cancel()
-            throw Failure(description: "no answer within \(timeout) s")
-        }
-        guard let outcome = result.withLock({ $0 }) else { throw Failure(description: "no answer") }
-        return try outcome.get()
+    /// The request path for `path` under `endpoint`'s own path.
+    static func path(of endpoint: URL, _ path: String) -> String {
+        let base = endpoint.path.hasSuffix("/") ? String(endpoint.path.dropLast()) : endpoint.path
+        return base + "/" + path
     }
 
     // MARK: Encoding

@@ -308,26 +308,26 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
 
     // MARK: The watch
 
-    /// Takes the events of the watch: updates the cache, and announces the keys that others changed.
+    /// Takes the events of the watch, in order: updates the cache, and announces each key that others
+    /// changed before taking the next event, so that an observer sees every value, not only the last.
     func take(events: [[String: Any]], headerRevision: Int64) {
-        var changed: Set<String> = []
-        lock.withLock {
-            for event in events {
-                guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
-                    fullKey.hasPrefix(prefix)
-                else { continue }
-                let key = String(fullKey.dropFirst(prefix.count))
-                let eventRevision = EtcdClient.int(kv["mod_revision"])
-                let isDelete = (event["type"] as? String) == "DELETE"
+        for event in events {
+            guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
+                fullKey.hasPrefix(prefix)
+            else { continue }
+            let key = String(fullKey.dropFirst(prefix.count))
+            let eventRevision = EtcdClient.int(kv["mod_revision"])
+            let isDelete = (event["type"] as? String) == "DELETE"
+            let announce = lock.withLock { () -> Bool in
                 if (cache[key]?.revision ?? 0) < eventRevision {
                     cache[key] = (isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", eventRevision)
                 }
-                if ownRevisions.remove(eventRevision) == nil { changed.insert(key) }
                 revision = max(revision, eventRevision)
+                return ownRevisions.remove(eventRevision) == nil
             }
-            revision = max(revision, headerRevision)
+            if announce { storageDidChange(forKeys: [key]) }
         }
-        if !changed.isEmpty { storageDidChange(forKeys: changed) }
+        lock.withLock { revision = max(revision, headerRevision) }
     }
 
     /// The revision the watch resumes after.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import StorableConfigEtcd
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -91,15 +93,31 @@ final class EtcdCluster: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         for member in members where member.process != nil {
             while true {
-                if let data = try? Data(contentsOf: member.clientURL.appendingPathComponent("health")),
-                    String(decoding: data, as: UTF8.self).contains("\"true\"")
-                {
-                    break
+                // Ready when it serves a read (which needs a leader).
+                var problem = ""
+                do {
+                    if try call("kv/range", ["key": "AA=="], at: member.clientURL)["header"] != nil { break }
+                } catch {
+                    problem = "\(error)"
                 }
-                if Date() > deadline { throw EtcdTestError(description: "etcd \(member.name) did not become healthy") }
+                if Date() > deadline {
+                    throw EtcdTestError(description: "etcd \(member.name) did not become healthy: \(problem)")
+                }
                 usleep(100_000)
             }
         }
+    }
+
+    /// The index of the member that leads, as the members' status says.
+    func leaderIndex() -> Int? {
+        for (index, member) in members.enumerated() where member.process != nil {
+            let status = (try? call("maintenance/status", [:], at: member.clientURL)) ?? [:]
+            let header = status["header"] as? [String: Any]
+            if let leader = status["leader"] as? String, let id = header?["member_id"] as? String, leader == id {
+                return index
+            }
+        }
+        return nil
     }
 
     /// What `etcdctl put` does: a raw put of `value` under `key`, through the JSON gateway.
@@ -117,22 +135,13 @@ final class EtcdCluster: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    func call(_ path: String, _ body: [String: Any]) throws -> [String: Any] {
-        var request = URLRequest(url: endpoints.first!.appendingPathComponent("v3/\(path)"))
-        request.httpMethod = "POST"
-        request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
-        URLSession.shared.dataTask(with: request) { data, _, _ in
-            box.data = data
-            done.signal()
-        }.resume()
-        _ = done.wait(timeout: .now() + 10)
-        return (try? JSONSerialization.jsonObject(with: box.data ?? Data())) as? [String: Any] ?? [:]
-    }
-
-    private final class ResultBox: @unchecked Sendable {
-        var data: Data?
+    func call(_ path: String, _ body: [String: Any], at endpoint: URL? = nil) throws -> [String: Any] {
+        let endpoint = endpoint ?? members.first { $0.process != nil }?.clientURL ?? endpoints[0]
+        // Not URLSession: on Linux it stops the process on etcd's error answers (see HTTPConnection).
+        let answer = try HTTPConnection.post(
+            endpoint, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body), headers: [:],
+            timeout: 10)
+        return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
     }
 
     static func freePort() -> Int {
@@ -156,7 +165,3 @@ final class EtcdCluster: @unchecked Sendable {
 struct EtcdTestError: Error, CustomStringConvertible {
     let description: String
 }
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif

@@ -92,6 +92,25 @@ struct EtcdStoreTests {
         #expect(try cluster.get("k0") == nil)
     }
 
+    @Test func aUserAndPasswordGiveATokenAndAWrongPasswordIsAClearError() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        _ = try cluster.call("auth/user/add", ["name": "root", "password": "s3cret"])
+        _ = try cluster.call("auth/role/add", ["name": "root"])
+        _ = try cluster.call("auth/user/grant", ["user": "root", "role": "root"])
+        _ = try cluster.call("auth/enable", [:])
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, credentials: .init(user: "root", password: "s3cret"))
+        let limits = Limits(store: store)
+        limits.maxUploadMB = 70
+        #expect(try store.value(forKey: "etcd.Limits.maxUploadMB") == .int(70))
+        #expect {
+            _ = try EtcdStore(endpoints: cluster.endpoints, credentials: .init(user: "root", password: "wrong"))
+        } throws: { error in
+            "\(error)".contains("authentication failed") || "\(error)".contains("invalid")
+        }
+    }
+
     static func localhost(_ url: URL) -> URL {
         URL(string: url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
     }

@@ -1,0 +1,48 @@
+import Foundation
+import StorableConfig
+import StorableConfigEtcd
+import Testing
+
+/// A three-member cluster losing the member the watch is on, then the leader: the watcher sees every write,
+/// in order, none missing. In the serialized suite of the other etcd tests, so that no two clusters run at once.
+extension EtcdStoreTests {
+    @Test func aWatcherSeesEveryWriteInOrderWhileMembersDieAndComeBack() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster(size: 3)
+        // The watched config's store starts with member 0, so its watch is on member 0.
+        let watched = Counter(store: try EtcdStore(endpoints: cluster.endpoints, timeout: 3))
+        let seen = Locked<[Int]>([])
+        let token = watched.$count.observe { value in seen.withLock { $0.append(value) } }
+        // The writer goes through the other members, in its own store (another identity, like another server).
+        let writer = Counter(
+            store: try EtcdStore(endpoints: Array(cluster.endpoints.dropFirst()) + [cluster.endpoints[0]], timeout: 3))
+        var written = 0
+        func write(_ count: Int) {
+            for _ in 0..<count {
+                written += 1
+                writer.count = written
+            }
+        }
+        write(10)
+        cluster.stop(0)
+        write(10)
+        try cluster.start(0)
+        try cluster.waitUntilHealthy()
+        write(10)
+        let leader = try #require(cluster.leaderIndex(), "no member says it leads")
+        cluster.stop(leader)
+        write(10)
+        try cluster.start(leader)
+        try cluster.waitUntilHealthy()
+        write(10)
+        let deadline = Date().addingTimeInterval(30)
+        while seen.withLock({ $0.last }) != written, Date() < deadline { usleep(10_000) }
+        #expect(seen.withLock { $0 } == Array(1...written))
+        token.cancel()
+    }
+}
+
+final class Counter: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "etcd" }
+    @Setting var count = 0
+}
