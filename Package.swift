@@ -44,7 +44,7 @@ let package = Package(
         // when the binary is missing.
         .testTarget(
             name: "StorableConfigEtcdTests",
-            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigTesting"]
+            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigTesting", "storable-config-demo"]
         ),
         // Built with the isolation that new Xcode app targets use, to prove that a
         // config subclass declared in such a module compiles and works.

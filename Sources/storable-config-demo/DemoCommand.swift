@@ -9,6 +9,7 @@ struct DemoCommand: Equatable {
         case export([String], includingSecrets: Bool)
         case importDocument(path: String, replace: Bool)
         case schema
+        case watch
         case help(String?)
     }
 
@@ -20,7 +21,7 @@ struct DemoCommand: Equatable {
         var message: String
     }
 
-    static let commands = ["list", "get", "set", "reset", "export", "import", "schema", "help"]
+    static let commands = ["list", "get", "set", "reset", "export", "import", "schema", "watch", "help"]
 
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
@@ -122,6 +123,9 @@ struct DemoCommand: Equatable {
         case "schema":
             try expect(0...0, "schema")
             action = .schema
+        case "watch":
+            try expect(0...0, "watch")
+            action = .watch
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")

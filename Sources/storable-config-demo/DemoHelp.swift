@@ -17,6 +17,7 @@ enum DemoHelp {
                                             secrets only with --include-secrets
           import [--replace] <file>         apply a settings document (- reads standard input)
           schema                            print a JSON Schema of the settings file, for editors
+          watch                             print each change as it happens, until stopped
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -26,6 +27,9 @@ enum DemoHelp {
         options (before or after the command):
           --store <path.json>   use this JSON file instead of the default
                                 ($XDG_CONFIG_HOME or ~/.config, then storable-config-demo/settings.json)
+          --store etcd://host:port[,host:port...][/prefix/]
+                                use an etcd cluster; the path is the keys' prefix. Credentials come from
+                                STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD
           --help, -h            show help
 
         examples:

@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigEtcd
 
 /// Runs a parsed command against the demo's configs.
 struct DemoTool {
@@ -14,8 +15,10 @@ struct DemoTool {
     /// Whether a write failed since the tool started; a failed command prints no confirmation.
     var writeFailed: () -> Bool = { false }
 
-    /// Opens the store at `path`, or the default location when `path` is nil.
-    static func openStore(path: String?) throws(Failure) -> JSONFileStore {
+    /// Opens the store that `--store` names: an etcd cluster for `etcd://host:port[,host:port…][/prefix/]`,
+    /// else the JSON file at `path`, or at the default location when `path` is nil.
+    static func openStore(path: String?) throws(Failure) -> any ConfigStore {
+        if let path, path.hasPrefix("etcd://") { return try openEtcd(path) }
         let url = path.map { URL(fileURLWithPath: $0) } ?? JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
         do {
             // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
@@ -24,6 +27,34 @@ struct DemoTool {
         } catch {
             throw Failure(message: "cannot open the settings: \(error)")
         }
+    }
+
+    /// `etcd://127.0.0.1:2379,127.0.0.1:22379/fleet/`: the endpoints, and the path (leading slash included) as
+    /// the prefix. Credentials come from the environment (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD), never from
+    /// the command line.
+    private static func openEtcd(_ location: String) throws(Failure) -> EtcdStore {
+        let rest = location.dropFirst("etcd://".count)
+        let hosts = rest.prefix { $0 != "/" }
+        let prefix = String(rest.dropFirst(hosts.count))
+        let endpoints = hosts.split(separator: ",").compactMap { URL(string: "http://\($0)") }
+        guard !endpoints.isEmpty else {
+            throw Failure(message: "--store \(location) names no etcd endpoint: etcd://host:port[,host:port][/prefix/]")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let credentials = environment["STORABLE_CONFIG_ETCD_USER"].map { user in
+            EtcdStore.Credentials(user: user, password: environment["STORABLE_CONFIG_ETCD_PASSWORD"] ?? "")
+        }
+        let store: EtcdStore
+        do {
+            store = try EtcdStore(endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: 3)
+        } catch {
+            throw Failure(message: "cannot use etcd at \(hosts): \(error)")
+        }
+        guard store.isConnected else {
+            throw Failure(
+                message: "no etcd member answered at \(endpoints.map(\.absoluteString).joined(separator: ", "))")
+        }
+        return store
     }
 
     init(store: any ConfigStore) {
@@ -65,6 +96,8 @@ struct DemoTool {
             try export(names, includingSecrets: includingSecrets)
         case .importDocument(let path, let replace):
             try importDocument(path: path, replace: replace)
+        case .watch:
+            watch()
         case .schema:
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):
@@ -115,6 +148,32 @@ struct DemoTool {
                 throw Failure(message: "\(source): \(error.description)")
             }
             throw Failure(message: "\(source): \(error.description)", usage: true)
+        }
+    }
+
+    /// Prints each change to the settings as it happens, one line each, until the program is stopped.
+    private func watch() -> Never {
+        if let file = store as? JSONFileStore {
+            do {
+                try file.startWatching()
+            } catch {
+                print("cannot watch \(file.url.path): \(error)")
+                exit(1)
+            }
+        }
+        var tokens: [ObservationToken] = []
+        for named in configs {
+            let name = named.name
+            tokens.append(
+                named.config.observe { change in
+                    let line = "\(name).\(change.name): \(change.oldValueText) → \(change.newValueText)\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                })
+        }
+        FileHandle.standardOutput.write(Data("watching \(store) (stop with Ctrl-C)\n".utf8))
+        while true {
+            sleep(3600)
+            withExtendedLifetime(tokens) {}
         }
     }
 

@@ -26,6 +26,18 @@ public struct ConfigChange: Sendable, CustomStringConvertible {
         self.isSecret = isSecret
     }
 
+    /// The old value as compact JSON text (`""`, `["sleep"]`), or `<redacted>` for a secret.
+    public var oldValueText: String { Self.text(of: oldValue, isSecret: isSecret) }
+    /// The new value as compact JSON text, or `<redacted>` for a secret.
+    public var newValueText: String { Self.text(of: newValue, isSecret: isSecret) }
+
+    private static func text(of value: any Sendable, isSecret: Bool) -> String {
+        if isSecret { return StorableConfigError.redacted }
+        guard let encodable = value as? any Encodable, let stored = try? StoredValueCoding.encodeCodable(encodable)
+        else { return String(describing: value) }
+        return stored.jsonText()
+    }
+
     /// "name: old → new", or "name: <redacted> → <redacted>" for a secret.
     public var description: String {
         if isSecret { return "\(name): \(StorableConfigError.redacted) → \(StorableConfigError.redacted)" }
