@@ -49,10 +49,76 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// The prefix of every key, as given.
     public let prefix: String
     /// The endpoints, in the order they are tried.
-    public var endpoints: [URL] { client.endpoints }
+    public var endpoints: [URL] { storage.client.endpoints }
+    let storage: EtcdStorage
+
+    /// Connects to the cluster at `endpoints` and reads every key under `prefix`; stores for the same
+    /// endpoints, prefix and user in one process share one connection, cache and watch.
+    ///
+    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each
+    /// (5 s by default, so at most 15 s for three endpoints). If no member answers, the store starts empty
+    /// (configs read their defaults), keeps trying in the background, and delivers the values as changes when
+    /// the cluster answers; ``isConnected`` tells which.
+    /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
+    ///   the cluster refuses the credentials.
+    public init(
+        endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, timeout: TimeInterval = 5
+    ) throws {
+        guard !endpoints.isEmpty else {
+            throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
+        }
+        self.prefix = prefix
+        storage = try EtcdStorage.storage(
+            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout)
+    }
+
+    /// Whether the store has read the cluster at least once.
+    public var isConnected: Bool { storage.isConnected }
+
+    /// "etcd http://127.0.0.1:2379 prefix prod/".
+    public var description: String { storage.description }
+
+    /// The connection it shares with the other stores for the same cluster, prefix and user.
+    public var storageIdentity: AnyObject { storage }
+
+    /// The cached value of `key`.
+    /// - Throws: If the value in etcd is not JSON text.
+    public func value(forKey key: String) throws -> StoredValue? { try storage.value(forKey: key) }
+
+    /// Puts `value` under `key` and returns when the cluster has committed it.
+    public func setValue(_ value: StoredValue, forKey key: String) throws { try storage.setValue(value, forKey: key) }
+
+    /// Deletes `key` and returns when the cluster has committed it.
+    public func removeValue(forKey key: String) throws { try storage.removeValue(forKey: key) }
+
+    /// One transaction: every put and delete, or none.
+    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        try storage.setValues(values, removingValuesForKeys: keysToRemove)
+    }
+
+    /// Reads `keys` and their revisions in one transaction, transforms them, and writes the result in a
+    /// transaction that succeeds only if no key changed meanwhile; retries on conflict.
+    @discardableResult
+    public func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try storage.updateValues(forKeys: keys, transform)
+    }
+
+    /// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``: a transaction comparing revisions.
+    public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
+
+    /// Reads every key under the prefix again.
+    public func reload() throws { try storage.reload() }
+}
+
+/// The state that every ``EtcdStore`` for one cluster, prefix and user shares in a process: the client, the
+/// cache and the one watch. It is their storage identity, so configs over any of them see each other's writes
+/// at once, from one cache.
+final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
+    let prefix: String
 
     let client: EtcdClient
-    private let identity: AnyObject
     private let lock = NSLock()
     /// By setting key (without the prefix): the JSON text, or `nil` for a deleted key, and its revision.
     private var cache: [String: (text: String?, revision: Int64)] = [:]
@@ -70,15 +136,9 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
-    public init(
-        endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, timeout: TimeInterval = 5
-    ) throws {
-        guard !endpoints.isEmpty else {
-            throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
-        }
+    init(endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval) throws {
         self.prefix = prefix
         client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
-        identity = Self.identity(for: endpoints, prefix: prefix)
         do {
             try readAll()
         } catch let error as EtcdClient.ServerError {
@@ -96,35 +156,47 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     }
 
     /// Whether the store has read the cluster at least once.
-    public var isConnected: Bool { lock.withLock { revision > 0 } }
+    var isConnected: Bool { lock.withLock { revision > 0 } }
 
-    /// "etcd http://127.0.0.1:2379 prefix prod/".
-    public var description: String {
+    var description: String {
         "etcd \(client.endpointList)" + (prefix.isEmpty ? "" : " prefix \(prefix)")
     }
 
-    /// One identity per cluster and prefix in the process, so that configs over two stores for the same keys
-    /// see each other's writes at once.
-    public var storageIdentity: AnyObject { identity }
+    /// Itself: the stores that share it share one storage.
+    var storageIdentity: AnyObject { self }
 
-    private final class Identity {}
-    private static let identities = Locked<[String: Identity]>([:])
+    private struct Weak {
+        weak var storage: EtcdStorage?
+    }
 
-    private static func identity(for endpoints: [URL], prefix: String) -> Identity {
-        let name = endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix
-        return identities.withLock { identities in
-            if let existing = identities[name] { return existing }
-            let made = Identity()
-            identities[name] = made
+    private static let shared = Locked<[String: Weak]>([:])
+
+    /// The storage for `endpoints`, `prefix` and the credentials, made if no store in the process uses it.
+    static func storage(
+        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval
+    ) throws -> EtcdStorage {
+        let name =
+            endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
+            + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "")
+        if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
+        let made = try EtcdStorage(endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout)
+        return shared.withLock { storages in
+            if let existing = storages[name]?.storage {
+                made.watcherToStop()?.stop()
+                return existing
+            }
+            storages[name] = Weak(storage: made)
             return made
         }
     }
+
+    private func watcherToStop() -> EtcdWatcher? { lock.withLock { watcher } }
 
     // MARK: ConfigStore
 
     /// The cached value of `key`.
     /// - Throws: If the value in etcd is not JSON text.
-    public func value(forKey key: String) throws -> StoredValue? {
+    func value(forKey key: String) throws -> StoredValue? {
         guard let text = lock.withLock({ cache[key]?.text }) else { return nil }
         do {
             return try StoredValue(jsonText: text)
@@ -135,24 +207,24 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     }
 
     /// Puts `value` under `key` and returns when the cluster has committed it.
-    public func setValue(_ value: StoredValue, forKey key: String) throws {
+    func setValue(_ value: StoredValue, forKey key: String) throws {
         try commit(puts: [key: value], deletes: [])
     }
 
     /// Deletes `key` and returns when the cluster has committed it.
-    public func removeValue(forKey key: String) throws {
+    func removeValue(forKey key: String) throws {
         try commit(puts: [:], deletes: [key])
     }
 
     /// One transaction: every put and delete, or none.
-    public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+    func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
         try commit(puts: values, deletes: keysToRemove)
     }
 
     /// Reads `keys` and their revisions in one transaction, transforms them, and writes the result in a
     /// transaction that succeeds only if no key changed meanwhile; retries on conflict.
     @discardableResult
-    public func updateValues(
+    func updateValues(
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
         try checkOperationCount(keys.count, what: "a read-modify-write of \(keys.count) keys")
@@ -191,10 +263,10 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     }
 
     /// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``: a transaction comparing revisions.
-    public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
+    var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
 
     /// Reads every key under the prefix again.
-    public func reload() throws {
+    func reload() throws {
         _ = try readAll()
     }
 

@@ -5,7 +5,7 @@ import StorableConfig
 /// per line, resumed on the next endpoint at the last seen revision + 1 when it ends, and restarted from a
 /// fresh read after a compaction.
 final class EtcdWatcher: @unchecked Sendable {
-    private weak var store: EtcdStore?
+    private weak var store: EtcdStorage?
     private let client: EtcdClient
     private let prefix: String
     private let lock = NSLock()
@@ -16,7 +16,7 @@ final class EtcdWatcher: @unchecked Sendable {
     /// for longer than this, the member is taken for gone and the watch moves on.
     static let idleLimit: TimeInterval = 15 * 60
 
-    init(store: EtcdStore) {
+    init(store: EtcdStorage) {
         self.store = store
         client = store.client
         prefix = store.prefix
@@ -108,7 +108,7 @@ final class EtcdWatcher: @unchecked Sendable {
     }
 
     /// Takes one line of the stream; returns `false` when the watch must be opened again.
-    private func take(_ line: Data, store: EtcdStore) -> Bool {
+    private func take(_ line: Data, store: EtcdStorage) -> Bool {
         guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
             let result = object["result"] as? [String: Any]
         else {

@@ -61,8 +61,15 @@ struct EtcdStoreTests {
             let config = worker == 0 ? first : second
             for index in 0..<25 { config.servers.upsert(Server(id: "w\(worker)-\(index)", port: index)) }
         }
-        let fresh = Limits(store: try EtcdStore(endpoints: cluster.endpoints))
-        #expect(fresh.servers.count == 50)
+        // What the cluster holds: every record of both.
+        let stored = try StoredValue(jsonText: try #require(try cluster.get("etcd.Limits.servers")))
+        guard case .dictionary(let records) = stored else {
+            Issue.record("the collection is \(stored)")
+            return
+        }
+        #expect(records.count == 50)
+        // And each server reads them all once its watch has brought the other's last write.
+        try waitFor { first.servers.count == 50 && second.servers.count == 50 }
     }
 
     @Test func anUnreachableClusterDoesNotHangAndAWriteFailsNamingTheEndpoints() throws {

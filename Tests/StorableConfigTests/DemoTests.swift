@@ -163,7 +163,7 @@ struct DemoTests {
         (["get", "app.userName", "--json"], "--json applies only to list"),
         (
             ["frobnicate"],
-            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, help"
+            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, watch, help"
         ),
         (["--store"], "--store needs a path"),
         (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),
