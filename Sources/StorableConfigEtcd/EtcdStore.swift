@@ -31,7 +31,7 @@ import StorableConfig
 ///   compaction it reads the prefix again and delivers the differences.
 /// - **A value that is not JSON text** (`etcdctl put key plain`) cannot be read: it is reported, the setting
 ///   keeps the value it had (its default, at start), and the value is left alone.
-public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
+public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
     /// A user and password for etcd's authentication; the token is renewed when it expires.
     public struct Credentials: Sendable {
         /// The user's name.
@@ -78,6 +78,9 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// "etcd http://127.0.0.1:2379 prefix prod/".
     public var description: String { storage.description }
 
+    /// What the store is, without its values or credentials: `dump` of a config shows neither.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+
     /// The connection it shares with the other stores for the same cluster, prefix and user.
     public var storageIdentity: AnyObject { storage }
 
@@ -115,7 +118,9 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
 /// The state that every ``EtcdStore`` for one cluster, prefix and user shares in a process: the client, the
 /// cache and the one watch. It is their storage identity, so configs over any of them see each other's writes
 /// at once, from one cache.
-final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
+final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
+    var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+
     let prefix: String
 
     let client: EtcdClient

@@ -22,7 +22,8 @@ extension Setting: SettingBox {
             let value = try ValueTraits<Value>.shared.decode(stored)
             return rules?.check?(value)
         } catch {
-            return "\(error)"
+            // A decoder's message may quote the value.
+            return isSecret ? "it is not a \(valueTypeName)" : "\(error)"
         }
     }
 
@@ -52,7 +53,7 @@ extension Setting: SettingBox {
             return
         }
         // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
-        if let typedValue, let typed = typedValue as? Value {
+        if let typedValue, let typed = typedValue as? Value, rules?.check?(typed) == nil {
             apply(typed, isSet: true, version: version, stored: stored)
             return
         }
@@ -71,8 +72,8 @@ extension Setting: SettingBox {
             apply(value, isSet: true, version: version, stored: stored)
         } catch {
             let found = isSecret ? StoredValue.string(StorableConfigError.redacted) : stored
-            StorableConfig.report(
-                .typeMismatch(key: key, expectedType: traits.typeName, found: found, reason: "\(error)"))
+            let reason = isSecret ? "it is not a \(traits.typeName)" : "\(error)"
+            StorableConfig.report(.typeMismatch(key: key, expectedType: traits.typeName, found: found, reason: reason))
             apply(defaultValue, isSet: true, version: version, stored: nil)
         }
     }

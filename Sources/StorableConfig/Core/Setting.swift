@@ -112,7 +112,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// The keys under which the value may have been stored before, in search order: see
-    /// ``init(wrappedValue:key:previousNames:previousKeys:)``. Empty for a `Setting` that is not a property of a
+    /// ``init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``. Empty for a `Setting` that is not a property of a
     /// ``StorableConfig``.
     public var earlierKeys: [String] {
         locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? []
@@ -128,7 +128,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         locked { hasStoredValue }
     }
 
-    /// Removes the stored value, so that the setting reads its default again.
+    /// Removes the stored value, and any value left under the setting's ``earlierKeys``, so that the setting
+    /// reads its default again.
     public func reset() {
         guard let binding = locked({ binding }) else {
             let replaced = locked { () -> Value in
@@ -139,6 +140,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             return
         }
         write(defaultValue, stored: nil, typedValue: nil, through: binding)
+        // Values left under earlier keys too, so that none comes back at the next start.
+        let earlier = binding.schema.earlierKeys[binding.index]
+        if !earlier.isEmpty {
+            _ = binding.context.write(
+                earlier.map { (SettingChange(key: $0, stored: nil, typedValue: nil), { @Sendable _ in }) })
+        }
     }
 
     @inline(__always)

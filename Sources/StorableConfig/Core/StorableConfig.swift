@@ -166,16 +166,22 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// The same as ``description``.
     open var debugDescription: String { description }
 
-    /// Removes the stored values of all of this config's settings, in one write, so that they read their
-    /// defaults again. Keys that this config does not declare are left alone.
+    /// Removes the stored values of all of this config's settings, and any value left under their earlier keys,
+    /// in one write, so that they read their defaults again. Keys that this config does not declare are left
+    /// alone.
     public func reset() {
-        let written = context.write(
+        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] =
             zip(schema.keys, settings).map { key, setting in
                 let completion: @Sendable (UInt64) -> Void = { version in
                     setting.load(nil, typedValue: nil, version: version)
                 }
                 return (SettingChange(key: key, stored: nil, typedValue: nil), completion)
-            })
+            }
+        // Earlier keys too, so that no value left there comes back at the next start.
+        for key in schema.earlierKeys.joined() {
+            entries.append((SettingChange(key: key, stored: nil, typedValue: nil), { _ in }))
+        }
+        let written = context.write(entries)
         if !written {
             for setting in settings { setting.showPendingReset() }
         }

@@ -29,6 +29,14 @@ extension ConfigDocument {
                 planned.append((config, values, keep))
             }
         }
+        // One write can only span one storage: a document for configs on several stores is refused, so that an
+        // import stays all or nothing.
+        let storages = Set(planned.map { ObjectIdentifier($0.config.context.hub) })
+        if storages.count > 1 {
+            problems.append(
+                "the configs it covers use \(storages.count) different stores, which cannot change in one write; "
+                    + "import into configs that share one store")
+        }
         if !problems.isEmpty { throw .doesNotFit(problems) }
         // One write per storage.
         var groups: [ObjectIdentifier: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)]] =
@@ -88,6 +96,12 @@ extension StorableConfig {
     ) -> [String: StoredValue]? {
         let type = type(of: self)
         let before = problems.count
+        if let stored = type.storedSchemaVersion(in: store), stored > type.schemaVersion {
+            problems.append(
+                "\(documentName): the store holds schema version \(stored), newer than the version "
+                    + "\(type.schemaVersion) this program knows; importing would take it back")
+            return nil
+        }
         if entry.schemaVersion > type.schemaVersion {
             problems.append(
                 "\(documentName): the document is of schema version \(entry.schemaVersion), newer than the version "

@@ -88,8 +88,10 @@ public struct ConfigDocument: Sendable, Equatable {
                     settings[name] = value
                 }
             }
+            // The version the values are in: the store's, which a newer program may have written.
+            let version = type.storedSchemaVersion(in: config.store) ?? type.schemaVersion
             covered[type.configName] = Config(
-                namespace: type.namespace, schemaVersion: type.schemaVersion, settings: settings,
+                namespace: type.namespace, schemaVersion: version, settings: settings,
                 secretsOmitted: omitted)
         }
         self.configs = covered

@@ -91,8 +91,8 @@ public struct MigrationValues {
         do {
             return try ValueTraits<Value>.shared.decode(stored)
         } catch {
-            throw Failure(
-                key: key, reason: "the stored value \(stored) is not a \(ValueTraits<Value>.shared.typeName): \(error)")
+            // Neither the value nor the decoder's message, which may quote it: the key may be a secret's.
+            throw Failure(key: key, reason: "the stored value is not a \(ValueTraits<Value>.shared.typeName)")
         }
     }
 

@@ -3,6 +3,26 @@ extension StorableConfig {
     /// `<namespace>.<configName>.@schemaVersion` (no property can be named so).
     public class var schemaVersionKey: String { "\(namespace).\(configName).@schemaVersion" }
 
+    /// The version keys of the class under its previous namespaces and config names, in search order.
+    static var earlierSchemaVersionKeys: [String] {
+        var keys: [String] = []
+        for namespace in [namespace] + previousNamespaces {
+            for configName in [configName] + previousConfigNames {
+                let key = "\(namespace).\(configName).@schemaVersion"
+                if key != schemaVersionKey, !keys.contains(key) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// The schema version that `store` holds for this class (under its current or an earlier name), if any.
+    static func storedSchemaVersion(in store: any ConfigStore) -> Int? {
+        for key in [schemaVersionKey] + earlierSchemaVersionKeys {
+            if case .int(let version)? = try? store.value(forKey: key) { return Int(version) }
+        }
+        return nil
+    }
+
     /// The migration steps in the order they run; stops the program, like any declaration error, if two have
     /// one version, a version is below 1, or one is above ``schemaVersion``.
     static func orderedMigrations() -> [ConfigMigration] {
@@ -65,8 +85,20 @@ extension StorableConfig {
                 keys: [versionKey], in: store, hub: context.hub, origin: ObjectIdentifier(context)
             ) { snapshot in
                 report = nil
+                var changes: [String: StoredValue?] = [:]
+                var stored = try snapshot.value(forKey: versionKey)
+                if stored == nil {
+                    // A renamed class or namespace: the version moves with the values, in the same write.
+                    for key in type.earlierSchemaVersionKeys {
+                        guard let earlier = try snapshot.value(forKey: key) else { continue }
+                        stored = earlier
+                        changes[key] = .some(nil)
+                        changes[versionKey] = .some(earlier)
+                        break
+                    }
+                }
                 let storedVersion: Int
-                switch try snapshot.value(forKey: versionKey) {
+                switch stored {
                 case nil: storedVersion = 0
                 case .int(let number)?: storedVersion = Int(number)
                 case let other?:
@@ -77,14 +109,14 @@ extension StorableConfig {
                 }
                 if storedVersion > target {
                     report = .newerSchemaVersion(config: type.configName, stored: storedVersion, known: target)
-                    return [:]
+                    return changes
                 }
-                guard storedVersion < target else { return [:] }
+                guard storedVersion < target else { return changes }
                 var values = MigrationValues(
                     namespace: type.namespace, configName: type.configName, settings: settingsForMigration,
                     read: snapshot.value(forKey:))
                 try migrate(&values, from: storedVersion)
-                var changes = values.changes
+                changes.merge(values.changes) { _, new in new }
                 changes[versionKey] = .some(.int(Int64(target)))
                 return changes
             }

@@ -80,19 +80,18 @@ extension StorableConfig {
         return namespaces.compactMap { namespace in
             let url = JSONFileStore.defaultURL(namespace: namespace)
             guard url != file.url, FileManager.default.fileExists(atPath: url.path) else { return nil }
-            return try? JSONFileStore(url: url)
+            // Refused, not moved aside, if it does not parse: it is another program's file.
+            return try? JSONFileStore(url: url, refusingCorruptFile: true)
         }
     }
 
-    /// Removes, from the previous namespaces' files, the readable values of the earlier keys of each setting
-    /// whose value was moved, where they are still the values that were read.
+    /// Removes, from the previous namespaces' files, the values that were moved, where they are still there.
     private func removeMovedValues(_ moved: [(index: Int, value: StoredValue)], from oldFiles: [JSONFileStore]) {
         for file in oldFiles {
-            for (index, _) in moved {
+            for (index, movedValue) in moved {
+                // Only the value that was moved: anything else was written since, and is left alone.
                 let readable = schema.earlierKeys[index].compactMap { key -> (String, StoredValue)? in
-                    guard let value = file.value(forKey: key), settings[index].readProblem(value) == nil else {
-                        return nil
-                    }
+                    guard let value = file.value(forKey: key), value == movedValue else { return nil }
                     return (key, value)
                 }
                 guard !readable.isEmpty else { continue }

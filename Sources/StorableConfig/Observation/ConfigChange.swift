@@ -6,7 +6,7 @@
 ///     print("\(change.name): \(change.oldValue) → \(change.newValue)")
 /// }
 /// ```
-public struct ConfigChange: Sendable, CustomStringConvertible {
+public struct ConfigChange: Sendable, CustomStringConvertible, CustomReflectable {
     /// The name of the setting's property.
     public let name: String
     /// The setting's key.
@@ -24,6 +24,16 @@ public struct ConfigChange: Sendable, CustomStringConvertible {
         self.oldValue = oldValue
         self.newValue = newValue
         self.isSecret = isSecret
+    }
+
+    /// The name, key and values, with `<redacted>` for a secret's, so that `dump` shows no secret.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "name": name, "key": key, "oldValue": isSecret ? StorableConfigError.redacted : oldValue,
+                "newValue": isSecret ? StorableConfigError.redacted : newValue, "isSecret": isSecret,
+            ])
     }
 
     /// The old value as compact JSON text (`""`, `["sleep"]`), or `<redacted>` for a secret.

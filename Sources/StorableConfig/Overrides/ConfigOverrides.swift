@@ -87,6 +87,11 @@ public struct ConfigOverrides: Sendable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "--" {
+                // The end of the options: what follows is the program's, as it is.
+                kept += arguments[(index - 1)...]
+                break
+            }
             guard argument.hasPrefix("--") else {
                 kept.append(argument)
                 continue
@@ -172,23 +177,25 @@ enum OverrideNames {
         return !next.hasPrefix("--")
     }
 
-    /// The text given for `option` in `arguments` (after the program name): `--option value`,
-    /// `--option=value`, or a bare `--option` for a `Bool`, which is `true`. The last one given wins.
-    static func text(for option: String, in arguments: [String], isBool: Bool) -> String? {
-        var found: String?
+    /// The text given for `option` in `arguments` (after the program name, before a `--` that ends the options):
+    /// `--option value`, `--option=value`, or a bare `--option` for a `Bool`, which is `true`. The last one given
+    /// wins. `.some(nil)`: the option was given without the value it needs.
+    static func text(for option: String, in arguments: [String], isBool: Bool) -> String?? {
+        var found: String??
         var index = 1
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "--" { break }
             if argument == option {
                 if takesNext(arguments, at: index, isBool: isBool) {
-                    found = arguments[index]
+                    found = .some(arguments[index])
                     index += 1
-                } else if isBool {
-                    found = "true"
+                } else {
+                    found = isBool ? .some("true") : .some(nil)
                 }
             } else if argument.hasPrefix(option + "=") {
-                found = String(argument.dropFirst(option.count + 1))
+                found = .some(String(argument.dropFirst(option.count + 1)))
             }
         }
         return found

@@ -51,9 +51,17 @@ extension StorableConfig {
             var candidates: [OverrideCandidate] = []
             if let arguments = overrides.arguments {
                 let option = ConfigOverrides.argumentName(configName: configName, name: name)
-                if let text = OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
+                switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
+                case .some(.some(let text)):
                     candidates.append(
                         OverrideCandidate(source: .argument, origin: "launch argument \(option)", text: text))
+                case .some(.none):
+                    problems.append(
+                        .invalidOverride(
+                            origin: "launch argument \(option)", key: schema.keys[schema.names.firstIndex(of: name)!],
+                            value: "", reason: "it needs a value: \(option) <value> or \(option)=<value>"))
+                case .none:
+                    break
                 }
             }
             if let environment = overrides.environment {

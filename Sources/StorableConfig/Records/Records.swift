@@ -40,7 +40,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     /// Records kept in the order of their ids, stored under `key` when one is given, and found, and moved to
-    /// their key, under earlier property names or keys, as for ``Setting/init(wrappedValue:key:previousNames:previousKeys:)``.
+    /// their key, under earlier property names or keys, as for ``Setting/init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``.
     public init(key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []) {
         wrappedValue = RecordCollection(
             orderKeyPath: nil,

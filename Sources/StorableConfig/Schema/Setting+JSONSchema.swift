@@ -8,7 +8,8 @@ extension Setting {
         if !isSecret, let stored = try? ValueTraits<Value>.shared.encode(defaultValue) {
             schema["default"] = stored
         }
-        if let bounds = rules?.bounds {
+        // JSON Schema's minimum and maximum are numbers: a range of text or dates is checked, not described.
+        if let bounds = rules?.bounds, bounds.minimum.isNumber, bounds.maximum.isNumber {
             schema["minimum"] = bounds.minimum
             schema["maximum"] = bounds.maximum
         }
@@ -62,5 +63,14 @@ extension Setting {
             }
         }
         return values
+    }
+}
+
+extension StoredValue {
+    fileprivate var isNumber: Bool {
+        switch self {
+        case .int, .double: true
+        default: false
+        }
     }
 }
