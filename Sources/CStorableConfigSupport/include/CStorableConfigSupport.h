@@ -39,6 +39,21 @@ static inline void storable_config_outside_locks_set_pending(uint32_t pending) {
     storable_config_outside_locks_pending = pending;
 }
 
+/// Set, once and for good, the first time the Observation framework files an access to a setting under a
+/// tracking (withObservationTracking, SwiftUI); until then no one can be observing a setting through it, and
+/// changes need not be announced to it (see ObservationSupport.swift).
+extern uint32_t storable_config_observation_tracked;
+
+static inline uint32_t storable_config_observation_is_tracked(void) {
+    return __atomic_load_n(&storable_config_observation_tracked, __ATOMIC_ACQUIRE);
+}
+
+static inline void storable_config_observation_set_tracked(void) {
+    if (__atomic_load_n(&storable_config_observation_tracked, __ATOMIC_RELAXED) == 0) {
+        __atomic_store_n(&storable_config_observation_tracked, 1, __ATOMIC_RELEASE);
+    }
+}
+
 #if defined(__linux__)
 // A futex lock (Drepper, "Futexes Are Tricky", mutex 2): 0 free, 1 held, 2 held with waiters. Taking a free
 // lock is one compare-and-swap and releasing an uncontended one is one exchange, inlined; a thread that

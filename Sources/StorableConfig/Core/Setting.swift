@@ -29,7 +29,9 @@ import Foundation
 /// relaunch). ``reset()`` is what brings a default back.
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
-    // Every mutable property below is guarded by `lock`, which is this setting's alone. Under it the code
+    // Every mutable property below is guarded by `lock`, which is this setting's alone (`binding`,
+    // `bindingForReads`, `traits` and `removesOnNil` are written once, by `bind`, in the config's initializer,
+    // before any other thread can reach the setting, so writes read them without it). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
     @usableFromInline let lock = Lock()
@@ -46,7 +48,9 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) var binding: SettingBinding?
     /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
     @usableFromInline @exclusivity(unchecked) var bindingForReads: Unmanaged<SettingBinding>?
-    @exclusivity(unchecked) var traits: ValueTraits<Value>?
+    /// Unowned: traits are made once per type and cached for the process's lifetime, so every write reads them
+    /// without retaining them.
+    @exclusivity(unchecked) unowned(unsafe) var traits: ValueTraits<Value>?
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     @exclusivity(unchecked) var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
@@ -110,7 +114,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             withExtendedLifetime(replaced) {}
             return
         }
-        write(defaultValue, stored: nil, typedValue: nil, through: binding)
+        // Bound, so `bind` has set the traits (before the binding).
+        write(defaultValue, stored: nil, typedValue: nil, through: binding, traits: traits!)
     }
 
     @inline(__always)
@@ -122,34 +127,43 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
 
     @usableFromInline
     func assign(_ newValue: Value) {
-        lock.lock()
-        guard let binding, let traits else {
-            lock.unlock()
+        // `bind` sets the traits and the binding once, in the config's initializer, before anyone else can
+        // reach this setting, and nothing changes them after: read without the lock (as the getter reads
+        // `bindingForReads`), and without retaining them (the traits are cached for the process's lifetime,
+        // the binding is held by `binding`).
+        guard let traits, let binding = bindingForReads else {
             assignBeforeBinding(newValue)
             return
         }
-        let removesOnNil = removesOnNil
-        lock.unlock()
-        let stored: StoredValue?
-        if removesOnNil, traits.isNil?(newValue) == true {
-            stored = nil
-        } else {
-            do {
-                stored = try traits.encode(newValue)
-            } catch {
-                StorableConfig.report(.encodingFailed(key: binding.key, reason: "\(error)"))
-                apply(newValue, isSet: isSet, version: nil, stored: nil)
-                return
+        binding._withUnsafeGuaranteedRef { binding -> Void in
+            let stored: StoredValue?
+            if removesOnNil, traits.isNil?(newValue) == true {
+                stored = nil
+            } else {
+                do {
+                    stored = try traits.encode(newValue)
+                } catch {
+                    StorableConfig.report(.encodingFailed(key: binding.key, reason: "\(error)"))
+                    apply(newValue, isSet: isSet, version: nil, stored: nil)
+                    return
+                }
             }
+            write(newValue, stored: stored, typedValue: newValue, through: binding, traits: traits)
         }
-        write(newValue, stored: stored, typedValue: newValue, through: binding)
     }
 
     /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
-    /// exactly like the declaration's initial value does. Out of line, to keep `assign` free of its locals.
+    /// exactly like the declaration's initial value does. (A setting that is no config's property is never
+    /// bound.) Out of line, to keep `assign` free of its locals.
     @inline(never)
     private func assignBeforeBinding(_ newValue: Value) {
         lock.lock()
+        guard binding == nil else {
+            // Bound meanwhile, on this thread: cannot happen in a config's initializer, but stay correct.
+            lock.unlock()
+            assign(newValue)
+            return
+        }
         let replacedValue = value
         let replacedDefault = declaredDefault
         value = newValue
@@ -162,16 +176,47 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
     /// it at once and leaves the write, and telling the observers, to the end of the batch.
     private func write(
-        _ newValue: Value, stored: StoredValue?, typedValue: (any Sendable)?, through binding: SettingBinding
+        _ newValue: Value, stored: StoredValue?, typedValue: Value?, through binding: SettingBinding,
+        traits: ValueTraits<Value>
     ) {
         let isSet = stored != nil
         if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
-            apply(newValue, isSet: isSet, version: version, stored: stored)
+            applyWritten(newValue, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
         } else {
-            binding.context.deferToBatch(SettingChange(key: binding.key, stored: stored, typedValue: typedValue)) {
-                [self] version in apply(newValue, isSet: isSet, version: version, stored: stored)
+            let change = SettingChange(key: binding.key, stored: stored, typedValue: typedValue.map { $0 })
+            binding.context.deferToBatch(change) { [self] version in
+                apply(newValue, isSet: isSet, version: version, stored: stored)
             }
             applyPending(newValue, isSet: isSet)
+        }
+    }
+
+    /// ``apply(_:isSet:version:stored:)`` for this setting's own write, with its binding and traits at hand.
+    /// The usual case, with no observer of this setting or its config and no batch state, swaps the value in
+    /// under the lock (moves only: nothing is retained or released there) and tells the Observation framework
+    /// after.
+    private func applyWritten(
+        _ newValue: Value, isSet: Bool, version newVersion: UInt64, stored: StoredValue?, binding: SettingBinding,
+        traits: ValueTraits<Value>
+    ) {
+        var held = newValue
+        lock.lock()
+        guard observation == nil, observerCount == 0, !binding.context.hasChangeObservers else {
+            lock.unlock()
+            applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
+            return
+        }
+        guard newVersion >= version else {
+            lock.unlock()
+            return
+        }
+        version = newVersion
+        swap(&value, &held)
+        hasStoredValue = isSet
+        lock.unlock()
+        // `held` is now the value replaced, released at the end of this function, after the unlock.
+        if Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false) {
+            binding.observationDidChange()
         }
     }
 

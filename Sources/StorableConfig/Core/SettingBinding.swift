@@ -16,7 +16,7 @@ final class SettingBinding: @unchecked Sendable {
         self.context = context
         self.schema = schema
         self.index = index
-        observationKeyPath = schema.observationKeyPaths[index]
+        observationKeyPath = ObservedSetting.keyPath(at: index)
         #if canImport(Observation) && !canImport(Darwin)
             registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
         #endif
@@ -42,6 +42,13 @@ final class SettingBinding: @unchecked Sendable {
     #endif
 
     func observationDidChange() {
-        context.observationDidChange(observationKeyPath)
+        #if canImport(Observation) && !canImport(Darwin)
+            // Until the Observation framework has tracked a setting, no one can be observing one through it.
+            guard ObservedSetting.isTracked else { return }
+            registrar.willSet(context, keyPath: observationKeyPath)
+            registrar.didSet(context, keyPath: observationKeyPath)
+        #else
+            context.observationDidChange(observationKeyPath)
+        #endif
     }
 }
