@@ -115,7 +115,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             return
         }
         // Bound, so `bind` has set the traits (before the binding).
-        write(defaultValue, stored: nil, typedValue: nil, through: binding, traits: traits!)
+        write(defaultValue, stored: nil, through: binding, traits: traits!)
     }
 
     @inline(__always)
@@ -148,7 +148,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
                     return
                 }
             }
-            write(newValue, stored: stored, typedValue: newValue, through: binding, traits: traits)
+            write(newValue, stored: stored, through: binding, traits: traits)
         }
     }
 
@@ -175,15 +175,17 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
 
     /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
     /// it at once and leaves the write, and telling the observers, to the end of the batch.
+    /// (`newValue` also goes to the other configs on the storage as the typed value, sparing them a decode;
+    /// they use it only with a stored value. Not an `Optional<Value>`, whose metadata unspecialised code would
+    /// look up on every write.)
     private func write(
-        _ newValue: Value, stored: StoredValue?, typedValue: Value?, through binding: SettingBinding,
-        traits: ValueTraits<Value>
+        _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) {
         let isSet = stored != nil
-        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
+        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
             applyWritten(newValue, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
         } else {
-            let change = SettingChange(key: binding.key, stored: stored, typedValue: typedValue.map { $0 })
+            let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
                 apply(newValue, isSet: isSet, version: version, stored: stored)
             }
@@ -214,8 +216,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         swap(&value, &held)
         hasStoredValue = isSet
         lock.unlock()
-        // `held` is now the value replaced, released at the end of this function, after the unlock.
-        if Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false) {
+        // `held` is now the value replaced, released at the end of this function, after the unlock. Only the
+        // Observation framework needs to hear of a change, and only once it has tracked a setting: compare
+        // (`==` is the value type's own code, and not free) only then.
+        if ObservedSetting.isTracked,
+            Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false)
+        {
             binding.observationDidChange()
         }
     }

@@ -105,7 +105,7 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
     /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
-    func writeOne<Typed: Sendable>(key: String, stored: StoredValue?, typedValue: Typed?) -> UInt64? {
+    func writeOne<Typed: Sendable>(key: String, stored: StoredValue?, typedValue: Typed) -> UInt64? {
         if storable_config_atomic_load(batchCount) != 0, isBatching { return nil }
         return hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
     }

@@ -139,7 +139,7 @@ final class StoreHub: @unchecked Sendable {
     /// ``write(_:to:from:)`` for one change, the path of every assignment outside a batch: no collection of
     /// changes, and the typed value is boxed for the other configs only when there are any.
     func writeOne<Typed: Sendable>(
-        key: String, stored: StoredValue?, typedValue: Typed?, to store: any ConfigStore, from origin: ObjectIdentifier
+        key: String, stored: StoredValue?, typedValue: Typed, to store: any ConfigStore, from origin: ObjectIdentifier
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
@@ -161,7 +161,7 @@ final class StoreHub: @unchecked Sendable {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
         }
         if !targets.isEmpty {
-            let typed: (any Sendable)? = typedValue.map { $0 }
+            let typed: any Sendable = typedValue
             for target in targets {
                 target.receive(key: key, stored: stored, typedValue: typed, version: version)
             }
