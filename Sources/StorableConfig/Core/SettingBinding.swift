@@ -6,7 +6,7 @@
 /// and Observation key path. Immutable.
 @usableFromInline
 final class SettingBinding: @unchecked Sendable {
-    let context: ConfigContext
+    @usableFromInline let context: ConfigContext
     let schema: ConfigSchema
     let index: Int
     // Immutable; the standard library does not declare key paths Sendable.
@@ -23,7 +23,7 @@ final class SettingBinding: @unchecked Sendable {
     }
 
     var name: String { schema.names[index] }
-    var key: String { schema.keys[index] }
+    @usableFromInline var key: String { schema.keys[index] }
 
     /// Tells the Observation framework that the setting was read.
     @usableFromInline
@@ -41,6 +41,7 @@ final class SettingBinding: @unchecked Sendable {
         let registrar: ObservationRegistrar
     #endif
 
+    @usableFromInline
     func observationDidChange() {
         #if canImport(Observation) && !canImport(Darwin)
             // Until the Observation framework has tracked a setting, no one can be observing one through it.
@@ -50,5 +51,11 @@ final class SettingBinding: @unchecked Sendable {
         #else
             context.observationDidChange(observationKeyPath)
         #endif
+    }
+
+    /// Tells the config-wide observers (``StorableConfig/changes``) that the setting changed.
+    @usableFromInline
+    func tellChangeObservers(old: any Sendable, new: any Sendable) {
+        context.tellChangeObservers(ConfigChange(name: name, key: key, oldValue: old, newValue: new))
     }
 }

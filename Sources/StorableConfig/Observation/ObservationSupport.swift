@@ -24,15 +24,18 @@ import CStorableConfigSupport
 /// comes after an installed tracking (that the tracking's installation happens before) sees it. A write
 /// concurrent with the installation may be missed, as the registrar itself misses one made between the
 /// tracked read and the installation.
+@usableFromInline
 struct ObservedSetting: Hashable, Sendable {
     let index: Int
 
+    @usableFromInline
     func hash(into hasher: inout Hasher) {
         storable_config_observation_set_tracked()
         hasher.combine(index)
     }
 
     /// Whether the Observation framework has ever tracked a setting in this process.
+    @inlinable
     static var isTracked: Bool { storable_config_observation_is_tracked() != 0 }
 
     /// The key path of the setting at `index`, made once per position for the whole process (a key path

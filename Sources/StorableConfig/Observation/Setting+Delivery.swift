@@ -5,6 +5,7 @@ extension Setting {
     /// One thread at a time delivers; a change made meanwhile, by another thread or by an observer itself,
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
+    @inlinable
     func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
         while true {
             lock.lock()
@@ -26,7 +27,8 @@ extension Setting {
         }
     }
 
-    private func deliver(
+    @inlinable
+    func deliver(
         _ change: PendingChange<Value>, to observers: [ObservationState<Value>.Observer], binding: SettingBinding,
         traits: ValueTraits<Value>
     ) {
@@ -42,10 +44,7 @@ extension Setting {
         for observer in observers where change.number > observer.since {
             observer.onChange(new)
         }
-        if binding.context.hasChangeObservers {
-            binding.context.tellChangeObservers(
-                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: new))
-        }
+        if binding.context.hasChangeObservers { binding.tellChangeObservers(old: old, new: new) }
     }
 
     /// Adds an observer of later changes; with `initial`, also calls it with the current value, before any
