@@ -12,24 +12,32 @@ extension Setting {
         // reach this setting, and nothing changes them after: read without the lock (as the getter reads
         // `bindingForReads`), and without retaining them (the traits are cached for the process's lifetime,
         // the binding is held by `binding`).
-        guard let traits, let binding = bindingForReads else {
+        guard let traits = unmanagedTraits, let binding = bindingForReads else {
             assignBeforeBinding(newValue)
             return
         }
-        binding._withUnsafeGuaranteedRef { binding -> Void in
-            let stored: StoredValue?
-            if removesOnNil, traits.isNil?(newValue) == true {
-                stored = nil
-            } else {
-                do {
-                    stored = try traits.encode(newValue)
-                } catch {
-                    encodingFailed(newValue, error: error, binding: binding)
-                    return
-                }
+        traits._withUnsafeGuaranteedRef { traits -> Void in
+            binding._withUnsafeGuaranteedRef { binding -> Void in
+                assign(newValue, through: binding, traits: traits)
             }
-            write(newValue, stored: stored, through: binding, traits: traits)
         }
+    }
+
+    /// Encodes `newValue` and writes it, with the binding and traits borrowed.
+    @inlinable
+    func assign(_ newValue: Value, through binding: SettingBinding, traits: ValueTraits<Value>) {
+        let stored: StoredValue?
+        if removesOnNil, traits.isNil?(newValue) == true {
+            stored = nil
+        } else {
+            do {
+                stored = try traits.encode(newValue)
+            } catch {
+                encodingFailed(newValue, error: error, binding: binding)
+                return
+            }
+        }
+        write(newValue, stored: stored, through: binding, traits: traits)
     }
 
     /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,

@@ -48,9 +48,13 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var binding: SettingBinding?
     /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
     @usableFromInline @exclusivity(unchecked) var bindingForReads: Unmanaged<SettingBinding>?
-    /// Unowned: traits are made once per type and cached for the process's lifetime, so every write reads them
-    /// without retaining them.
-    @usableFromInline @exclusivity(unchecked) unowned(unsafe) var traits: ValueTraits<Value>?
+    /// Unmanaged: traits are made once per type and cached for the process's lifetime, so every write reads
+    /// them without retaining them.
+    @usableFromInline @exclusivity(unchecked) var unmanagedTraits: Unmanaged<ValueTraits<Value>>?
+    @usableFromInline var traits: ValueTraits<Value>? {
+        get { unmanagedTraits?.takeUnretainedValue() }
+        set { unmanagedTraits = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     @usableFromInline @exclusivity(unchecked) var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.

@@ -17,13 +17,16 @@ final class SettingBinding: @unchecked Sendable {
         self.schema = schema
         self.index = index
         observationKeyPath = ObservedSetting.keyPath(at: index)
+        key = schema.keys[index]
         #if canImport(Observation) && !canImport(Darwin)
             registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
         #endif
     }
 
     var name: String { schema.names[index] }
-    @usableFromInline var key: String { schema.keys[index] }
+    /// Read on every write: stored, so that the write borrows it instead of retaining an element of the schema's
+    /// array.
+    @usableFromInline let key: String
 
     /// Tells the Observation framework that the setting was read.
     @usableFromInline
