@@ -16,7 +16,7 @@ final class SettingBinding: @unchecked Sendable {
         self.context = context
         self.schema = schema
         self.index = index
-        observationKeyPath = ObservedSetting.keyPath(at: index)
+        observationKeyPath = schema.observationKeyPaths[index]
         key = schema.keys[index]
         #if canImport(Observation) && !canImport(Darwin)
             registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar

@@ -37,25 +37,9 @@ struct ObservedSetting: Hashable, Sendable {
     /// Whether the Observation framework has ever tracked a setting in this process.
     @inlinable
     static var isTracked: Bool { storable_config_observation_is_tracked() != 0 }
-
-    /// The key path of the setting at `index`, made once per position for the whole process (a key path
-    /// with an argument is an allocation).
-    static func keyPath(at index: Int) -> KeyPath<ConfigContext, Int> {
-        if let cached = keyPaths.withLock({ index < $0.count ? $0[index] : nil }) { return cached }
-        let made = (0...index).map { \ConfigContext.[observed: ObservedSetting(index: $0)] }
-        return keyPaths.withLock { cached in
-            if cached.count <= index { cached = made }
-            return cached[index]
-        }
-    }
-
-    private static let keyPaths = Locked<[KeyPath<ConfigContext, Int>]>([])
 }
 
 extension ConfigContext {
-    /// One key path per setting position, naming the setting to the Observation framework.
-    subscript(observed index: Int) -> Int { index }
-
     /// One key path per setting position, naming the setting to the Observation framework; see
     /// ``ObservedSetting``.
     subscript(observed setting: ObservedSetting) -> Int { setting.index }
