@@ -213,9 +213,17 @@ extension Setting {
             }
             let listening = observerCount > 0 || binding.context.hasChangeObservers
             if listening, node == nil || state == nil {
+                // The node the last delivery left, if any, moved out under the lock; else one is made after it.
+                let spare = node == nil ? observation?.spare : nil
+                if spare != nil { observation?.spare = nil }
                 lock.unlock()
+                if let spare {
+                    spare.new = newValue
+                    spare.stored = stored
+                    node = spare
+                }
                 node = node ?? PendingChange(new: newValue, stored: stored)
-                state = observationState()
+                state = state ?? observationState()
                 continue
             }
             if let newVersion { version = newVersion }

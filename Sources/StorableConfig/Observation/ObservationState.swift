@@ -33,6 +33,11 @@ final class ObservationState<Value> {
     /// The value before a batch's first assignment, which the batch's change is measured from.
     @usableFromInline @exclusivity(unchecked) var valueBeforeBatch: Value?
 
+    /// A delivered node kept for the next change, so that a setting someone observes does not allocate and free
+    /// one per change. Moved in and out under the lock (no retain count reaches zero there); its values are
+    /// cleared, outside the lock, before it is kept.
+    @usableFromInline @exclusivity(unchecked) var spare: PendingChange<Value>?
+
     @usableFromInline
     init() {}
 

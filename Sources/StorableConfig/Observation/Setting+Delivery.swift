@@ -7,8 +7,11 @@ extension Setting {
     /// happened, an observer may read and write settings, and other writers never wait for observers.
     @inlinable
     func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
+        // The last node delivered, emptied, kept as the state's spare for the next change if it has none.
+        var delivered: PendingChange<Value>?
         while true {
             lock.lock()
+            if let delivered, let state = observation, state.spare == nil { state.spare = delivered }
             guard let state = observation, let head = state.first else {
                 observation?.isDelivering = false
                 lock.unlock()
@@ -18,11 +21,18 @@ extension Setting {
             state.last = nil
             let observers = state.observers
             lock.unlock()
+            delivered = nil
             var next: PendingChange<Value>? = head
             while let change = next {
                 next = change.next
                 change.next = nil  // released one by one, not as a deep chain
                 deliver(change, to: observers, binding: binding, traits: traits)
+                // Emptied here, outside the lock, where the values it held may be freed.
+                change.old = nil
+                change.new = nil
+                change.stored = nil
+                change.initialFor = nil
+                delivered = change
             }
         }
     }
