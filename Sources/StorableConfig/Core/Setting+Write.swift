@@ -212,16 +212,17 @@ extension Setting {
                 return
             }
             let listening = observerCount > 0 || binding.context.hasChangeObservers
+            if listening, node == nil, let observation, let spare = observation.spare {
+                // The node the last delivery emptied: moved out and filled under the lock (copies into empty
+                // fields: nothing is allocated or released).
+                observation.spare = nil
+                spare.new = newValue
+                spare.stored = stored
+                node = spare
+                state = observation
+            }
             if listening, node == nil || state == nil {
-                // The node the last delivery left, if any, moved out under the lock; else one is made after it.
-                let spare = node == nil ? observation?.spare : nil
-                if spare != nil { observation?.spare = nil }
                 lock.unlock()
-                if let spare {
-                    spare.new = newValue
-                    spare.stored = stored
-                    node = spare
-                }
                 node = node ?? PendingChange(new: newValue, stored: stored)
                 state = state ?? observationState()
                 continue

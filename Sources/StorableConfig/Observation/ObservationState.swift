@@ -10,7 +10,8 @@ final class ObservationState<Value> {
     final class Observer {
         @usableFromInline let identifier: UInt64
         /// The change count when the observer was added; it is told only of later changes.
-        @usableFromInline var since: UInt64 = 0
+        // Set in the critical section that adds the observer, before any delivery can see it.
+        @usableFromInline @exclusivity(unchecked) var since: UInt64 = 0
         @usableFromInline let onChange: @Sendable (Value) -> Void
         let onEnd: (@Sendable () -> Void)?
 
