@@ -3,7 +3,13 @@
 // as swift-configuration keeps its benchmarks, so that the library's manifest keeps zero dependencies:
 //
 //   cd Benchmarks && swift run -c release storable-config-vs-swift-configuration
+import Foundation
 import PackageDescription
+
+/// The library's package identity is the name of its checkout's folder ("main", "StorableConfig", a worktree's
+/// name), which the product reference below must spell.
+let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
 
 let package = Package(
     name: "StorableConfigBenchmarks",
@@ -16,7 +22,7 @@ let package = Package(
         .executableTarget(
             name: "storable-config-vs-swift-configuration",
             dependencies: [
-                .product(name: "StorableConfig", package: "main"),
+                .product(name: "StorableConfig", package: library),
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         )

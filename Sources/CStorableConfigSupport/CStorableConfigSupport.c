@@ -1,7 +1,8 @@
 #include "CStorableConfigSupport.h"
 
-_Thread_local uint32_t storable_config_outside_locks_depth = 0;
-_Thread_local uint32_t storable_config_outside_locks_pending = 0;
+_Thread_local uint32_t storable_config_outside_locks_depth STORABLE_CONFIG_TLS_MODEL = 0;
+_Thread_local uint32_t storable_config_outside_locks_pending STORABLE_CONFIG_TLS_MODEL = 0;
+uint32_t storable_config_observation_tracked = 0;
 
 #if defined(__linux__)
 #include <linux/futex.h>

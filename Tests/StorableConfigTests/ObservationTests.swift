@@ -107,6 +107,22 @@ struct ObservationTests {
         #expect(fired.elements.count == 1)
     }
 
+    // Writes skip the registrar until the framework has tracked a setting once (ObservedSetting): a tracking
+    // that begins after many untracked writes must still hear the next one. (Run alone, this test starts
+    // with the flag clear.)
+    @Test func observationTrackingBegunAfterUntrackedWritesFires() {
+        let config = AppConfig(store: InMemoryStore())
+        for index in 0..<100 { config.userName = "untracked \(index)" }
+        let fired = Recorder<Bool>()
+        withObservationTracking {
+            _ = config.userName
+        } onChange: {
+            fired.append(true)
+        }
+        config.userName = "tracked"
+        #expect(fired.elements.count == 1)
+    }
+
     @Test func anotherConfigOverTheSameStoreEmitsAChangeAtOnce() {
         let store = InMemoryStore()
         let writer = AppConfig(store: store)

@@ -102,3 +102,69 @@ struct StoredValueCoderTests {
         #expect(decoded.name == "Rex" && decoded.tricks == ["sit"])
     }
 }
+
+/// The encoder's short paths (members written in place, strings, numbers and arrays of them without an encoder
+/// of their own, nested containers collected at the end, coding paths made on demand) give the tree that
+/// JSONEncoder's text gives.
+struct StoredValueEncoderShapeTests {
+    struct Inner: Codable, Equatable {
+        var values: [Double] = [1, 2.5]
+        var counts: [Int] = [3, 4]
+        var flags: [Bool] = [true]
+        var note: String? = nil
+    }
+
+    /// Hand-written containers of every kind, a member written twice, and a superclass-style encoder.
+    struct Handmade: Encodable {
+        enum Key: String, CodingKey { case a, b, list, nested, again }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(1, forKey: .a)
+            var nested = container.nestedContainer(keyedBy: Key.self, forKey: .nested)
+            try nested.encode("deep", forKey: .a)
+            try nested.encode([Inner()], forKey: .list)
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(Inner())
+            var row = list.nestedUnkeyedContainer()
+            try row.encode(1.5)
+            try row.encode("x")
+            try Inner().encode(to: list.superEncoder())
+            try container.encode(2, forKey: .a)
+            var again = container.nestedContainer(keyedBy: Key.self, forKey: .again)
+            try again.encode("later", forKey: .a)
+            try Inner().encode(to: container.superEncoder(forKey: .b))
+        }
+    }
+
+    struct Failing: Encodable {
+        struct Failure: Error {}
+        struct Leaf: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(
+                    0, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "no"))
+            }
+        }
+        enum Key: String, CodingKey { case outer }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode([[Leaf()]], forKey: .outer)
+        }
+    }
+
+    @Test func theTreeIsWhatJSONEncoderTextGives() throws {
+        let handmade = Handmade()
+        #expect(try StoredValueEncoder().encode(handmade) == JSONText.parse(JSONEncoder().encode(handmade)))
+        let inner = Inner(note: "n")
+        #expect(try StoredValueEncoder().encode(inner) == JSONText.parse(JSONEncoder().encode(inner)))
+    }
+
+    @Test func aNestedEncoderSeesItsFullCodingPath() {
+        #expect {
+            try StoredValueEncoder().encode(Failing())
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } == ["outer", "0", "0"]
+        }
+    }
+}

@@ -16,8 +16,15 @@ static inline uint32_t storable_config_atomic_add(uint32_t *word, int32_t delta)
 /// How deep the current thread is inside the framework's locks, and whether it holds back reports or
 /// announcements for when it leaves them (see OutsideLocks.swift). C thread-locals, because every write
 /// enters and leaves, and a pthread key costs a call each time.
-extern _Thread_local uint32_t storable_config_outside_locks_depth;
-extern _Thread_local uint32_t storable_config_outside_locks_pending;
+/// On Linux in the initial-exec model: an offset from the thread pointer, not a call to `__tls_get_addr` on
+/// every access (eight bytes fit in the static TLS that glibc keeps for libraries loaded later).
+#if defined(__linux__)
+#define STORABLE_CONFIG_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define STORABLE_CONFIG_TLS_MODEL
+#endif
+extern _Thread_local uint32_t storable_config_outside_locks_depth STORABLE_CONFIG_TLS_MODEL;
+extern _Thread_local uint32_t storable_config_outside_locks_pending STORABLE_CONFIG_TLS_MODEL;
 
 static inline uint32_t storable_config_outside_locks_enter(void) {
     return ++storable_config_outside_locks_depth;
@@ -37,6 +44,21 @@ static inline uint32_t storable_config_outside_locks_has_pending(void) {
 
 static inline void storable_config_outside_locks_set_pending(uint32_t pending) {
     storable_config_outside_locks_pending = pending;
+}
+
+/// Set, once and for good, the first time the Observation framework files an access to a setting under a
+/// tracking (withObservationTracking, SwiftUI); until then no one can be observing a setting through it, and
+/// changes need not be announced to it (see ObservationSupport.swift).
+extern uint32_t storable_config_observation_tracked;
+
+static inline uint32_t storable_config_observation_is_tracked(void) {
+    return __atomic_load_n(&storable_config_observation_tracked, __ATOMIC_ACQUIRE);
+}
+
+static inline void storable_config_observation_set_tracked(void) {
+    if (__atomic_load_n(&storable_config_observation_tracked, __ATOMIC_RELAXED) == 0) {
+        __atomic_store_n(&storable_config_observation_tracked, 1, __ATOMIC_RELEASE);
+    }
 }
 
 #if defined(__linux__)

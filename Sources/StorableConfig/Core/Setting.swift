@@ -29,7 +29,9 @@ import Foundation
 /// relaunch). ``reset()`` is what brings a default back.
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
-    // Every mutable property below is guarded by `lock`, which is this setting's alone. Under it the code
+    // Every mutable property below is guarded by `lock`, which is this setting's alone (`binding`,
+    // `bindingForReads`, `traits` and `removesOnNil` are written once, by `bind`, in the config's initializer,
+    // before any other thread can reach the setting, so writes read them without it). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
     @usableFromInline let lock = Lock()
@@ -37,20 +39,26 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // unspecialised code) would add nothing: `@exclusivity(unchecked)` throughout.
     @usableFromInline @exclusivity(unchecked) var value: Value
     @exclusivity(unchecked) var declaredDefault: Value
-    @exclusivity(unchecked) var hasStoredValue = false
+    @usableFromInline @exclusivity(unchecked) var hasStoredValue = false
     /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
-    @exclusivity(unchecked) var removesOnNil = false
+    @usableFromInline @exclusivity(unchecked) var removesOnNil = false
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
     /// configs converge on the store's last value.
-    @exclusivity(unchecked) var version: UInt64 = 0
-    @exclusivity(unchecked) var binding: SettingBinding?
+    @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) var binding: SettingBinding?
     /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
     @usableFromInline @exclusivity(unchecked) var bindingForReads: Unmanaged<SettingBinding>?
-    @exclusivity(unchecked) var traits: ValueTraits<Value>?
+    /// Unmanaged: traits are made once per type and cached for the process's lifetime, so every write reads
+    /// them without retaining them.
+    @usableFromInline @exclusivity(unchecked) var unmanagedTraits: Unmanaged<ValueTraits<Value>>?
+    @usableFromInline var traits: ValueTraits<Value>? {
+        get { unmanagedTraits?.takeUnretainedValue() }
+        set { unmanagedTraits = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
-    @exclusivity(unchecked) var observation: ObservationState<Value>?
+    @usableFromInline @exclusivity(unchecked) var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
-    @exclusivity(unchecked) var observerCount = 0
+    @usableFromInline @exclusivity(unchecked) var observerCount = 0
     /// Set when the config goes away; no observer can be added after it.
     @exclusivity(unchecked) var observationEnded = false
     /// The explicit key and earlier names and keys given in the declaration; never changed.
@@ -63,6 +71,9 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) var overridden: SettingOverride<Value>?
     /// Whether an assignment to the overridden setting was reported (once is enough).
     @exclusivity(unchecked) var reportedOverriddenAssignment = false
+    /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once,
+    /// like `overridden`, before anyone else can reach the setting.
+    @usableFromInline @exclusivity(unchecked) var assignmentHasRules = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -79,6 +90,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         declaredDefault = wrappedValue
         self.declaredKeys = declaredKeys
         self.rules = rules
+        assignmentHasRules = rules?.check != nil
         SettingRegistration.register(self)
     }
 
@@ -139,7 +151,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             withExtendedLifetime(replaced) {}
             return
         }
-        write(defaultValue, stored: nil, typedValue: nil, through: binding)
+        // Bound, so `bind` has set the traits (before the binding).
+        write(defaultValue, stored: nil, through: binding, traits: traits!)
         // Values left under earlier keys too, so that none comes back at the next start.
         let earlier = binding.schema.earlierKeys[binding.index]
         if !earlier.isEmpty {
@@ -153,197 +166,5 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
-    }
-
-    @usableFromInline
-    func assign(_ newValue: Value) {
-        if rules?.check != nil, let error = validationError(newValue) {
-            StorableConfig.report(error)
-            return
-        }
-        lock.lock()
-        guard let binding, let traits else {
-            lock.unlock()
-            assignBeforeBinding(newValue)
-            return
-        }
-        let removesOnNil = removesOnNil
-        lock.unlock()
-        if let overridden { reportAssignment(overriddenBy: overridden) }
-        let stored: StoredValue?
-        if removesOnNil, traits.isNil?(newValue) == true {
-            stored = nil
-        } else {
-            do {
-                stored = try traits.encode(newValue)
-            } catch {
-                StorableConfig.report(
-                    .encodingFailed(key: binding.key, reason: isSecret ? StorableConfigError.redacted : "\(error)"))
-                apply(newValue, isSet: isSet, version: nil, stored: nil)
-                return
-            }
-        }
-        write(newValue, stored: stored, typedValue: newValue, through: binding)
-    }
-
-    /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
-    /// exactly like the declaration's initial value does. Out of line, to keep `assign` free of its locals.
-    @inline(never)
-    private func assignBeforeBinding(_ newValue: Value) {
-        lock.lock()
-        let replacedValue = value
-        let replacedDefault = declaredDefault
-        value = newValue
-        declaredDefault = newValue
-        lock.unlock()
-        withExtendedLifetime(replacedValue) {}
-        withExtendedLifetime(replacedDefault) {}
-    }
-
-    /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
-    /// it at once and leaves the write, and telling the observers, to the end of the batch.
-    private func write(
-        _ newValue: Value, stored: StoredValue?, typedValue: (any Sendable)?, through binding: SettingBinding
-    ) {
-        let isSet = stored != nil
-        // An override keeps being read; the assigned value is stored for when it goes away.
-        let newValue = overridden?.value ?? newValue
-        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: typedValue) {
-            apply(newValue, isSet: isSet, version: version, stored: stored)
-        } else {
-            binding.context.deferToBatch(SettingChange(key: binding.key, stored: stored, typedValue: typedValue)) {
-                [self] version in apply(newValue, isSet: isSet, version: version, stored: stored)
-            }
-            applyPending(newValue, isSet: isSet)
-        }
-    }
-
-    /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
-    /// observers, once.
-    func applyPending(_ newValue: Value, isSet: Bool) {
-        let newValue = overridden?.value ?? newValue
-        let state = observationState()
-        let replaced = locked { () -> Value? in
-            let current = value
-            value = newValue
-            hasStoredValue = isSet
-            if state.valueBeforeBatch == nil {
-                state.valueBeforeBatch = .some(current)
-                return nil
-            }
-            return current
-        }
-        withExtendedLifetime(replaced) {}
-    }
-
-    /// Returns the observation state, making it, outside the lock, on first use.
-    func observationState() -> ObservationState<Value> {
-        if let existing = locked({ observation }) { return existing }
-        let made = ObservationState<Value>()
-        return locked {
-            if let observation { return observation }
-            observation = made
-            return made
-        }
-    }
-
-    /// Takes `newValue` unless the setting already holds a newer version (`nil`: a change kept in memory
-    /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
-    func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
-        lock.lock()
-        // The usual case, with no observer of this setting or its config and no batch state: no queue.
-        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers {
-            if let newVersion {
-                guard newVersion >= version else {
-                    lock.unlock()
-                    return
-                }
-                version = newVersion
-            }
-            let old = value
-            value = newValue
-            hasStoredValue = isSet
-            lock.unlock()
-            // Only the Observation framework needs to hear of a change.
-            if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
-                binding.observationDidChange()
-            }
-            withExtendedLifetime(old) {}
-            return
-        }
-        lock.unlock()
-        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
-    }
-
-    /// ``apply(_:isSet:version:stored:)`` when someone listens, or a batch is under way: the change is queued
-    /// under the lock and delivered in order after it.
-    @inline(never)
-    private func applyInOrder(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
-        // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
-        var node: PendingChange<Value>?
-        var state: ObservationState<Value>?
-        while true {
-            lock.lock()
-            if let newVersion, newVersion < version {
-                lock.unlock()
-                return
-            }
-            guard let binding, let traits else {
-                let replaced = value
-                value = newValue
-                hasStoredValue = isSet
-                lock.unlock()
-                withExtendedLifetime(replaced) {}
-                return
-            }
-            let listening = observerCount > 0 || binding.context.hasChangeObservers
-            if listening, node == nil || state == nil {
-                lock.unlock()
-                node = node ?? PendingChange(new: newValue, stored: stored)
-                state = observationState()
-                continue
-            }
-            if let newVersion { version = newVersion }
-            let current = value
-            var old = current
-            if let observation, case .some(let before) = observation.valueBeforeBatch {
-                old = before
-                observation.valueBeforeBatch = nil
-            }
-            value = newValue
-            hasStoredValue = isSet
-            guard listening, let node, let state else {
-                lock.unlock()
-                withExtendedLifetime(current) {}
-                // Nobody to tell in order: only the Observation framework needs to hear of a change.
-                if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
-                    binding.observationDidChange()
-                }
-                return
-            }
-            // Queued in version order under the lock; whether it is a change at all is decided by the
-            // delivering thread, outside the lock, because `==` and `encode(to:)` are the value type's own code.
-            state.changeCount += 1
-            node.number = state.changeCount
-            node.old = old
-            state.enqueue(node)
-            let mustDeliver = !state.isDelivering
-            state.isDelivering = true
-            lock.unlock()
-            withExtendedLifetime(current) {}
-            if mustDeliver { deliverChanges(binding, traits: traits) }
-            return
-        }
-    }
-
-    /// Whether `new` differs from `old`: by `==` for `Equatable` values, else, when someone listens, by stored
-    /// form (a change that only Observation hears of is taken as a change without encoding). Called without
-    /// the lock.
-    static func hasChanged(
-        from old: Value, to new: Value, stored: StoredValue?, traits: ValueTraits<Value>, listening: Bool
-    ) -> Bool {
-        if let isEqual = traits.isEqual { return !isEqual(old, new) }
-        guard listening else { return true }
-        return (try? traits.encode(old)) != (stored ?? (try? traits.encode(new)))
     }
 }

@@ -6,7 +6,7 @@
 /// and Observation key path. Immutable.
 @usableFromInline
 final class SettingBinding: @unchecked Sendable {
-    let context: ConfigContext
+    @usableFromInline let context: ConfigContext
     let schema: ConfigSchema
     let index: Int
     // Immutable; the standard library does not declare key paths Sendable.
@@ -17,13 +17,16 @@ final class SettingBinding: @unchecked Sendable {
         self.schema = schema
         self.index = index
         observationKeyPath = schema.observationKeyPaths[index]
+        key = schema.keys[index]
         #if canImport(Observation) && !canImport(Darwin)
             registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
         #endif
     }
 
     var name: String { schema.names[index] }
-    var key: String { schema.keys[index] }
+    /// Read on every write: stored, so that the write borrows it instead of retaining an element of the schema's
+    /// array.
+    @usableFromInline let key: String
 
     /// Tells the Observation framework that the setting was read.
     @usableFromInline
@@ -41,7 +44,22 @@ final class SettingBinding: @unchecked Sendable {
         let registrar: ObservationRegistrar
     #endif
 
+    @usableFromInline
     func observationDidChange() {
-        context.observationDidChange(observationKeyPath)
+        #if canImport(Observation) && !canImport(Darwin)
+            // Until the Observation framework has tracked a setting, no one can be observing one through it.
+            guard ObservedSetting.isTracked else { return }
+            registrar.willSet(context, keyPath: observationKeyPath)
+            registrar.didSet(context, keyPath: observationKeyPath)
+        #else
+            context.observationDidChange(observationKeyPath)
+        #endif
+    }
+
+    /// Tells the config-wide observers (``StorableConfig/changes``) that the setting changed.
+    @usableFromInline
+    func tellChangeObservers(old: any Sendable, new: any Sendable, isSecret: Bool) {
+        context.tellChangeObservers(
+            ConfigChange(name: name, key: key, oldValue: old, newValue: new, isSecret: isSecret))
     }
 }

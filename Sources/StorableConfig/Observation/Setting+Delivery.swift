@@ -5,9 +5,13 @@ extension Setting {
     /// One thread at a time delivers; a change made meanwhile, by another thread or by an observer itself,
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
+    @inlinable
     func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
+        // The last node delivered, emptied, kept as the state's spare for the next change if it has none.
+        var delivered: PendingChange<Value>?
         while true {
             lock.lock()
+            if let delivered, let state = observation, state.spare == nil { state.spare = delivered }
             guard let state = observation, let head = state.first else {
                 observation?.isDelivering = false
                 lock.unlock()
@@ -17,16 +21,24 @@ extension Setting {
             state.last = nil
             let observers = state.observers
             lock.unlock()
+            delivered = nil
             var next: PendingChange<Value>? = head
             while let change = next {
                 next = change.next
                 change.next = nil  // released one by one, not as a deep chain
                 deliver(change, to: observers, binding: binding, traits: traits)
+                // Emptied here, outside the lock, where the values it held may be freed.
+                change.old = nil
+                change.new = nil
+                change.stored = nil
+                change.initialFor = nil
+                delivered = change
             }
         }
     }
 
-    private func deliver(
+    @inlinable
+    func deliver(
         _ change: PendingChange<Value>, to observers: [ObservationState<Value>.Observer], binding: SettingBinding,
         traits: ValueTraits<Value>
     ) {
@@ -42,10 +54,7 @@ extension Setting {
         for observer in observers where change.number > observer.since {
             observer.onChange(new)
         }
-        if binding.context.hasChangeObservers {
-            binding.context.tellChangeObservers(
-                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: new, isSecret: isSecret))
-        }
+        if binding.context.hasChangeObservers { binding.tellChangeObservers(old: old, new: new, isSecret: isSecret) }
     }
 
     /// Adds an observer of later changes; with `initial`, also calls it with the current value, before any

@@ -38,6 +38,7 @@ extension Setting {
                     let override = SettingOverride(value: value, source: candidate.source, origin: candidate.origin)
                     let replaced = locked { () -> Value in
                         overridden = override
+                        assignmentHasRules = true
                         defer { self.value = value }
                         return self.value
                     }

@@ -9,6 +9,7 @@ import CStorableConfigSupport
 #endif
 
 /// One config instance's connection to its store and to the other configs bound to the same storage.
+@usableFromInline
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
     let hub: StoreHub
@@ -47,6 +48,7 @@ final class ConfigContext: @unchecked Sendable {
 
     // MARK: Config-wide observers
 
+    @usableFromInline
     var hasChangeObservers: Bool {
         storable_config_atomic_load(changeObserverCount) != 0
     }
@@ -105,14 +107,14 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
     /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
-    func writeOne(key: String, stored: StoredValue?, typedValue: (any Sendable)?) -> UInt64? {
+    @usableFromInline
+    func writeOne<Typed: Sendable>(key: String, stored: StoredValue?, typedValue: Typed) -> UInt64? {
         if storable_config_atomic_load(batchCount) != 0, isBatching { return nil }
-        return hub.write(
-            CollectionOfOne(SettingChange(key: key, stored: stored, typedValue: typedValue)), to: store,
-            from: ObjectIdentifier(self))
+        return hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
+    @usableFromInline
     func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
         batches.withLock { batches in
             if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {

@@ -153,15 +153,48 @@ final class StoreHub: @unchecked Sendable {
         return version
     }
 
+    /// ``write(_:to:from:)`` for one change, the path of every assignment outside a batch: no collection of
+    /// changes, and the typed value is boxed for the other configs only when there are any.
+    func writeOne<Typed: Sendable>(
+        key: String, stored: StoredValue?, typedValue: Typed, to store: any ConfigStore, from origin: ObjectIdentifier
+    ) -> UInt64 {
+        var failure: (any Error)?
+        var targets: [StorableConfig] = []
+        let version = OutsideLocks.deferring {
+            writeLock.lock()
+            defer { writeLock.unlock() }
+            do {
+                if let stored {
+                    try store.setValue(stored, forKey: key)
+                } else {
+                    try store.removeValue(forKey: key)
+                }
+            } catch {
+                failure = error
+            }
+            return numberWrite(from: origin, targets: &targets)
+        }
+        if let failure {
+            StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
+        }
+        if !targets.isEmpty {
+            let typed: any Sendable = typedValue
+            for target in targets {
+                target.receive(key: key, stored: stored, typedValue: typed, version: version)
+            }
+        }
+        return version
+    }
+
     /// Gives a write that the store just applied its version, and lists the other configs to tell. Called with
     /// `writeLock` held.
     private func numberWrite(from origin: ObjectIdentifier, targets: inout [StorableConfig]) -> UInt64 {
         feed.withLock { feed in
             feed.version &+= 1
-            let receivers = feed.receivers
-            // The usual case, one config on the storage and it is the writer, needs no weak loads.
-            if receivers.count == 1, receivers[0].context == origin { return feed.version }
-            for receiver in receivers where receiver.context != origin {
+            // The usual case, one config on the storage and it is the writer, needs no weak loads (nor a copy
+            // of the list).
+            if feed.receivers.count == 1, feed.receivers[0].context == origin { return feed.version }
+            for receiver in feed.receivers where receiver.context != origin {
                 if let config = receiver.config { targets.append(config) }
             }
             return feed.version

@@ -23,7 +23,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     // Guarded by `lock`, under which the code only copies and swaps references: decoding, sorting and
     // building dictionaries happen outside it, on a snapshot that replaces the old one whole.
     private let lock = Lock()
-    private var snapshot = Snapshot(entries: [:], records: [:], version: 0)
+    private var snapshot = Snapshot(entries: ShardedDictionary(), records: ShardedDictionary(), version: 0)
     private var binding: SettingBinding?
     /// Operations whose write failed, applied again before the next one.
     private var pendingOperations: [RecordOperation] = []
@@ -33,15 +33,15 @@ where Record.ID: LosslessStringConvertible & Sendable {
     let declaredKeys: DeclaredKeys
 
     /// What the collection holds at one version; never changed once published, except for `sorted`, filled in
-    /// under the lock on the first read.
+    /// under the lock on the first read. Sharded, so that the next snapshot copies only what it changes.
     private final class Snapshot {
         /// The stored dictionary, id → stored record, including records that do not decode.
-        let entries: [String: StoredValue]
-        let records: [String: Record]
+        let entries: ShardedDictionary<StoredValue>
+        let records: ShardedDictionary<Record>
         let version: UInt64
         var sorted: [Record]?
 
-        init(entries: [String: StoredValue], records: [String: Record], version: UInt64) {
+        init(entries: ShardedDictionary<StoredValue>, records: ShardedDictionary<Record>, version: UInt64) {
             self.entries = entries
             self.records = records
             self.version = version
@@ -135,7 +135,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// Removes every record that decodes (records that do not are kept). One write.
     public func removeAll() {
-        perform(.remove(Array(current.records.keys)))
+        perform(.remove(current.records.keys))
     }
 
     /// Inserts `record` at `index` of ``all`` in an ordered collection, renumbering the records after it; in
@@ -190,14 +190,14 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary.
     func perform(_ operation: RecordOperation) {
-        if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.values.first {
+        if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.anyValue {
             _ = encode(sample)  // finds the order field's stored name
         }
         let (binding, pending, orderField) = locked { (self.binding, pendingOperations, orderFieldName) }
         let operations = pending + [operation]
         guard let binding else {
             // A collection outside a config: memory only.
-            var entries = current.entries
+            var entries = current.entries.dictionary
             let touched = Self.apply(operations, to: &entries, orderField: orderField)
             take(entries: entries, version: nil, changedKeys: touched)
             return
@@ -265,7 +265,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                 for id in changedKeys { entries[id] = newEntries[id] }
             } else {
                 keysToDecode = Array(Set(newEntries.keys).union(entries.keys).filter { newEntries[$0] != entries[$0] })
-                entries = newEntries
+                entries = ShardedDictionary(newEntries)
             }
             var undecodable: [(String, StoredValue, String)] = []
             for id in keysToDecode {
@@ -388,7 +388,7 @@ extension RecordCollection: AnySetting {
     public var defaultValueText: String { "[]" }
 
     /// The stored dictionary, id → record.
-    public var storedValue: StoredValue { .dictionary(current.entries) }
+    public var storedValue: StoredValue { .dictionary(current.entries.dictionary) }
 
     /// Replaces every record that decodes by the records of a JSON array.
     public func assign(parsing text: String) throws {

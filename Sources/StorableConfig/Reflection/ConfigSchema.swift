@@ -20,7 +20,7 @@ final class ConfigSchema: Sendable {
         var indexByKey: [String: Int] = [:]
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
-        observationKeyPaths = keys.indices.map { \ConfigContext.[observed: $0] }
+        observationKeyPaths = keys.indices.map { \ConfigContext.[observed: ObservedSetting(index: $0)] }
     }
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])

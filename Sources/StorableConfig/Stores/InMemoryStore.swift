@@ -35,12 +35,15 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
 
     /// Stores `value` for `key`.
     public func setValue(_ value: StoredValue, forKey key: String) {
-        storage.withLock { $0[key] = value }
+        // The value replaced (a struct's whole tree, say) is released after the unlock.
+        let replaced = storage.withLock { $0.updateValue(value, forKey: key) }
+        withExtendedLifetime(replaced) {}
     }
 
     /// Removes the value stored for `key`.
     public func removeValue(forKey key: String) {
-        storage.withLock { _ = $0.removeValue(forKey: key) }
+        let removed = storage.withLock { $0.removeValue(forKey: key) }
+        withExtendedLifetime(removed) {}
     }
 
     /// Stores `values` and removes `keysToRemove` at once.

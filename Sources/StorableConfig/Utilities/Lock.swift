@@ -75,7 +75,9 @@ final class LockStorage: ManagedBuffer<Void, LockPrimitive> {
 /// A value guarded by a ``Lock``.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
-    private var value: Value
+    // Only ever reached through `withLock`, under the lock: the dynamic exclusivity check (a runtime call
+    // on every access) would add nothing.
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) {
         self.value = value

@@ -7,76 +7,74 @@ import Foundation
 /// `Date` is ISO 8601 text with full precision, `Data` is base64 text, a `URL` its absolute string, a
 /// `Decimal` its number, an integral `Double` below 10¹⁶ an integer, and non-finite numbers the strings
 /// "Infinity", "-Infinity" and "NaN". A `nil` that a type encodes with `encodeIfPresent` leaves its key out.
+///
+/// Shaped for the cost of a write: a container writes its members straight into the stored dictionary or
+/// array of its encoder (one object per level, no intermediate tree), strings, numbers, Booleans and arrays
+/// of them are stored without an encoder of their own, and coding paths are made only when asked for.
 struct StoredValueEncoder {
     /// Returns the stored form of `value`.
     /// - Throws: `EncodingError` if the value's `encode(to:)` throws or encodes nothing.
     func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
-        guard let node = try EncodingNode.encode(value, codingPath: []) else {
+        guard let stored = try EncodingNode.encode(value, at: CodingPath.root) else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
                     codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
-        return node.storedValue
+        return stored
     }
 }
 
-/// A value being encoded: a finished leaf, or a container that nested encoders still write into.
+/// A coding path, made into an array only when someone asks for it (errors, a few custom encoders).
+private struct CodingPath {
+    let parent: [any CodingKey]
+    let last: (any CodingKey)?
+
+    static var root: CodingPath { CodingPath(parent: [], last: nil) }
+
+    var keys: [any CodingKey] { last.map { parent + [$0] } ?? parent }
+
+    func appending(_ key: any CodingKey) -> CodingPath { CodingPath(parent: keys, last: key) }
+}
+
 private enum EncodingNode {
-    case value(StoredValue)
-    case dictionary(DictionaryBox)
-    case array(ArrayBox)
-
-    /// Members in the order they were encoded; made into a dictionary once, at the end, with its final
-    /// capacity (a later member with the same key wins, as in JSONEncoder).
-    final class DictionaryBox {
-        var members: [(key: String, node: EncodingNode)] = []
-
-        init() {
-            members.reserveCapacity(8)
-        }
-
-        func set(_ node: EncodingNode, forKey key: String) {
-            members.append((key, node))
-        }
-    }
-
-    final class ArrayBox {
-        var elements: [EncodingNode] = []
-    }
-
-    var storedValue: StoredValue {
-        switch self {
-        case .value(let value): value
-        case .dictionary(let box):
-            .dictionary(
-                box.members.reduce(into: [String: StoredValue](minimumCapacity: box.members.count)) { result, member in
-                    result[member.key] = member.node.storedValue
-                })
-        case .array(let box): .array(box.elements.map(\.storedValue))
-        }
-    }
-
-    /// The node of `value`: the types that `JSONEncoder` special-cases directly, anything else through its
-    /// `encode(to:)`. `nil` if it encoded nothing.
-    static func encode<Value: Encodable>(_ value: Value, codingPath: [any CodingKey]) throws -> EncodingNode? {
+    /// The stored form of `value`: the types that `JSONEncoder` special-cases directly, strings, numbers,
+    /// Booleans and arrays of them without an encoder (what their `encode(to:)` would give), anything else
+    /// through its `encode(to:)`. `nil` if it encoded nothing.
+    static func encode<Value: Encodable>(_ value: Value, at path: @autoclosure () -> CodingPath) throws
+        -> StoredValue?
+    {
         // Compared by metadata, which costs a few instructions, rather than cast (hundreds each).
         let type = ObjectIdentifier(Value.self)
+        if type == ObjectIdentifier(String.self) { return .string(unsafeBitCast(value, to: String.self)) }
+        if type == ObjectIdentifier(Int.self) { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if type == ObjectIdentifier(Bool.self) { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if type == ObjectIdentifier(Double.self) { return double(unsafeBitCast(value, to: Double.self)) }
+        if type == ObjectIdentifier([String].self) {
+            return .array(unsafeBitCast(value, to: [String].self).map { .string($0) })
+        }
+        if type == ObjectIdentifier([Int].self) {
+            return .array(unsafeBitCast(value, to: [Int].self).map { .int(Int64($0)) })
+        }
         if type == ObjectIdentifier(Date.self) {
-            return .value(.string(ISO8601Timestamp.string(from: unsafeBitCast(value, to: Date.self))))
+            return .string(ISO8601Timestamp.string(from: unsafeBitCast(value, to: Date.self)))
         }
         if type == ObjectIdentifier(Data.self) {
-            return .value(.string(unsafeBitCast(value, to: Data.self).base64EncodedString()))
+            return .string(unsafeBitCast(value, to: Data.self).base64EncodedString())
         }
-        if type == ObjectIdentifier(URL.self) {
-            return .value(.string(unsafeBitCast(value, to: URL.self).absoluteString))
-        }
-        if type == ObjectIdentifier(Decimal.self) {
-            return .value(EncodingNode.decimal(unsafeBitCast(value, to: Decimal.self)))
-        }
-        let encoder = NodeEncoder(codingPath: codingPath)
+        if type == ObjectIdentifier(URL.self) { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
+        if type == ObjectIdentifier(Decimal.self) { return decimal(unsafeBitCast(value, to: Decimal.self)) }
+        let encoder = NodeEncoder(path: path())
         try value.encode(to: encoder)
-        return encoder.node
+        return encoder.storedValue
+    }
+
+    /// The stored form of a value nested in a container: a value that encodes nothing is an empty object
+    /// there, as in JSONEncoder.
+    static func nested<Value: Encodable>(_ value: Value, at path: @autoclosure () -> CodingPath) throws
+        -> StoredValue
+    {
+        try encode(value, at: path()) ?? .dictionary([:])
     }
 
     /// A `Decimal` as a number when a `Double` holds it exactly (what JSONEncoder wrote), else as its text, so
@@ -106,35 +104,104 @@ private enum EncodingNode {
     }
 }
 
-private final class NodeEncoder: Encoder {
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-    var node: EncodingNode?
+/// Room for a small struct's members.
+private let emptyMembers = [String: StoredValue](minimumCapacity: 4)
 
-    init(codingPath: [any CodingKey]) {
-        self.codingPath = codingPath
+/// An encoder and the value it builds: nothing yet, a single value, or a keyed or unkeyed container's members,
+/// written in place. Containers nested in it (`nestedContainer`, `superEncoder`) are encoders of their own,
+/// whose values are collected when this one's is.
+private final class NodeEncoder: Encoder {
+    enum Kind { case empty, single, keyed, unkeyed }
+
+    let path: CodingPath
+    var codingPath: [any CodingKey] { path.keys }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    // One thread, and every access a short one: the dynamic exclusivity checks would only cost.
+    @exclusivity(unchecked) var kind = Kind.empty
+    @exclusivity(unchecked) var single = StoredValue.null
+    @exclusivity(unchecked) var members: [String: StoredValue] = [:]
+    @exclusivity(unchecked) var elements: [StoredValue] = []
+    /// Nested encoders, by key (keyed) or by index (unkeyed), in the order they were made.
+    @exclusivity(unchecked) var nested: [(key: String, index: Int, encoder: NodeEncoder)] = []
+
+    init(path: CodingPath) {
+        self.path = path
+    }
+
+    var storedValue: StoredValue? {
+        switch kind {
+        case .empty: return nil
+        case .single: return single
+        case .keyed:
+            guard !nested.isEmpty else { return .dictionary(members) }
+            var result = members
+            for entry in nested { result[entry.key] = entry.encoder.storedValue ?? .dictionary([:]) }
+            return .dictionary(result)
+        case .unkeyed:
+            guard !nested.isEmpty else { return .array(elements) }
+            var result = elements
+            for entry in nested { result[entry.index] = entry.encoder.storedValue ?? .dictionary([:]) }
+            return .array(result)
+        }
+    }
+
+    /// Makes this encoder a keyed container, keeping what an earlier keyed container wrote.
+    func becomeKeyed() {
+        guard kind != .keyed else { return }
+        kind = .keyed
+        // Copied on the first member, at its capacity, without the unspecialised `init(minimumCapacity:)`.
+        members = emptyMembers
+        nested = []
+    }
+
+    func becomeUnkeyed() {
+        guard kind != .unkeyed else { return }
+        kind = .unkeyed
+        elements = []
+        nested = []
+    }
+
+    /// Sets a member; a later member with the same key wins, as in JSONEncoder.
+    func set(_ value: StoredValue, forKey key: String) {
+        if !nested.isEmpty { nested.removeAll { $0.key == key } }
+        members[key] = value
+    }
+
+    /// Returns a nested encoder whose value becomes the member `key` (a later member with the key wins).
+    func nestedEncoder(forKey key: any CodingKey, kind: Kind) -> NodeEncoder {
+        let encoder = NodeEncoder(path: path.appending(key))
+        members[key.stringValue] = nil
+        nested.removeAll { $0.key == key.stringValue }
+        nested.append((key.stringValue, 0, encoder))
+        encoder.start(kind)
+        return encoder
+    }
+
+    /// Returns a nested encoder whose value becomes the next element.
+    func nestedElementEncoder(kind: Kind) -> NodeEncoder {
+        let encoder = NodeEncoder(path: path.appending(StoredValueCodingKey(intValue: elements.count)))
+        nested.append(("", elements.count, encoder))
+        elements.append(.null)
+        encoder.start(kind)
+        return encoder
+    }
+
+    private func start(_ kind: Kind) {
+        switch kind {
+        case .keyed: becomeKeyed()
+        case .unkeyed: becomeUnkeyed()
+        case .empty, .single: break
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let box: EncodingNode.DictionaryBox
-        if case .dictionary(let existing)? = node {
-            box = existing
-        } else {
-            box = EncodingNode.DictionaryBox()
-            node = .dictionary(box)
-        }
-        return KeyedEncodingContainer(KeyedContainer(box: box, codingPath: codingPath))
+        becomeKeyed()
+        return KeyedEncodingContainer(KeyedContainer(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let box: EncodingNode.ArrayBox
-        if case .array(let existing)? = node {
-            box = existing
-        } else {
-            box = EncodingNode.ArrayBox()
-            node = .array(box)
-        }
-        return UnkeyedContainer(box: box, codingPath: codingPath)
+        becomeUnkeyed()
+        return UnkeyedContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -142,135 +209,91 @@ private final class NodeEncoder: Encoder {
     }
 }
 
-/// Turns what a container is handed into a node; shared by the three containers.
-private protocol NodeWriting {
-    var codingPath: [any CodingKey] { get }
-}
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: NodeEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
 
-extension NodeWriting {
-    func node<Value: Encodable>(_ value: Value, at key: (any CodingKey)?) throws -> EncodingNode {
-        let path = key.map { codingPath + [$0] } ?? codingPath
-        // A value that encodes nothing nested inside another is an empty object, as in JSONEncoder.
-        return try EncodingNode.encode(value, codingPath: path) ?? .dictionary(EncodingNode.DictionaryBox())
-    }
-}
+    private func set(_ value: StoredValue, _ key: Key) { encoder.set(value, forKey: key.stringValue) }
 
-private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol, NodeWriting {
-    let box: EncodingNode.DictionaryBox
-    let codingPath: [any CodingKey]
-
-    mutating func encodeNil(forKey key: Key) { box.set(.value(.null), forKey: key.stringValue) }
-    mutating func encode(_ value: Bool, forKey key: Key) { box.set(.value(.bool(value)), forKey: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) { box.set(.value(.string(value)), forKey: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) {
-        box.set(.value(EncodingNode.double(value)), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: Float, forKey key: Key) {
-        box.set(.value(EncodingNode.float(value)), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: Int, forKey key: Key) { box.set(.value(.int(Int64(value))), forKey: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: Int16, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: Int32, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: Int64, forKey key: Key) { box.set(.value(.int(value)), forKey: key.stringValue) }
-    mutating func encode(_ value: UInt, forKey key: Key) {
-        box.set(.value(.integer(UInt64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: UInt8, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: UInt16, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: UInt32, forKey key: Key) {
-        box.set(.value(.int(Int64(value))), forKey: key.stringValue)
-    }
-    mutating func encode(_ value: UInt64, forKey key: Key) { box.set(.value(.integer(value)), forKey: key.stringValue) }
+    mutating func encodeNil(forKey key: Key) { set(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) { set(.bool(value), key) }
+    mutating func encode(_ value: String, forKey key: Key) { set(.string(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) { set(EncodingNode.double(value), key) }
+    mutating func encode(_ value: Float, forKey key: Key) { set(EncodingNode.float(value), key) }
+    mutating func encode(_ value: Int, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) { set(.int(value), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) { set(.integer(UInt64(value)), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) { set(.int(Int64(value)), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) { set(.integer(value), key) }
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
-        box.set(try node(value, at: key), forKey: key.stringValue)
+        let stored = try EncodingNode.nested(value, at: encoder.path.appending(key))
+        set(stored, key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested = EncodingNode.DictionaryBox()
-        box.set(.dictionary(nested), forKey: key.stringValue)
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: codingPath + [key]))
+        KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder.nestedEncoder(forKey: key, kind: .keyed)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = EncodingNode.ArrayBox()
-        box.set(.array(nested), forKey: key.stringValue)
-        return UnkeyedContainer(box: nested, codingPath: codingPath + [key])
+        UnkeyedContainer(encoder: encoder.nestedEncoder(forKey: key, kind: .unkeyed))
     }
 
     mutating func superEncoder() -> any Encoder {
-        superEncoder(named: StoredValueCodingKey(stringValue: "super"))
+        encoder.nestedEncoder(forKey: StoredValueCodingKey(stringValue: "super"), kind: .empty)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        superEncoder(named: key)
-    }
-
-    private func superEncoder(named key: any CodingKey) -> any Encoder {
-        SuperEncoder(codingPath: codingPath + [key]) { [box] node in box.set(node, forKey: key.stringValue) }
+        encoder.nestedEncoder(forKey: key, kind: .empty)
     }
 }
 
-private struct UnkeyedContainer: UnkeyedEncodingContainer, NodeWriting {
-    let box: EncodingNode.ArrayBox
-    let codingPath: [any CodingKey]
-    var count: Int { box.elements.count }
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: NodeEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
+    var count: Int { encoder.elements.count }
 
-    private var nextKey: any CodingKey { StoredValueCodingKey(intValue: box.elements.count) }
+    private func append(_ value: StoredValue) { encoder.elements.append(value) }
 
-    mutating func encodeNil() { box.elements.append(.value(.null)) }
-    mutating func encode(_ value: Bool) { box.elements.append(.value(.bool(value))) }
-    mutating func encode(_ value: String) { box.elements.append(.value(.string(value))) }
-    mutating func encode(_ value: Double) { box.elements.append(.value(EncodingNode.double(value))) }
-    mutating func encode(_ value: Float) { box.elements.append(.value(EncodingNode.float(value))) }
-    mutating func encode(_ value: Int) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: Int8) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: Int16) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: Int32) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: Int64) { box.elements.append(.value(.int(value))) }
-    mutating func encode(_ value: UInt) { box.elements.append(.value(.integer(UInt64(value)))) }
-    mutating func encode(_ value: UInt8) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: UInt16) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: UInt32) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: UInt64) { box.elements.append(.value(.integer(value))) }
+    mutating func encodeNil() { append(.null) }
+    mutating func encode(_ value: Bool) { append(.bool(value)) }
+    mutating func encode(_ value: String) { append(.string(value)) }
+    mutating func encode(_ value: Double) { append(EncodingNode.double(value)) }
+    mutating func encode(_ value: Float) { append(EncodingNode.float(value)) }
+    mutating func encode(_ value: Int) { append(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) { append(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) { append(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) { append(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) { append(.int(value)) }
+    mutating func encode(_ value: UInt) { append(.integer(UInt64(value))) }
+    mutating func encode(_ value: UInt8) { append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt16) { append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt32) { append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt64) { append(.integer(value)) }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
-        box.elements.append(try node(value, at: nextKey))
+        let index = encoder.elements.count
+        let stored = try EncodingNode.nested(value, at: encoder.path.appending(StoredValueCodingKey(intValue: index)))
+        append(stored)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        let key = nextKey
-        let nested = EncodingNode.DictionaryBox()
-        box.elements.append(.dictionary(nested))
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: codingPath + [key]))
+        KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder.nestedElementEncoder(kind: .keyed)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let key = nextKey
-        let nested = EncodingNode.ArrayBox()
-        box.elements.append(.array(nested))
-        return UnkeyedContainer(box: nested, codingPath: codingPath + [key])
+        UnkeyedContainer(encoder: encoder.nestedElementEncoder(kind: .unkeyed))
     }
 
     mutating func superEncoder() -> any Encoder {
-        let index = box.elements.count
-        box.elements.append(.value(.null))
-        return SuperEncoder(codingPath: codingPath + [StoredValueCodingKey(intValue: index)]) { [box] node in
-            box.elements[index] = node
-        }
+        encoder.nestedElementEncoder(kind: .empty)
     }
 }
 
@@ -278,7 +301,10 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     let encoder: NodeEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    private func set(_ value: StoredValue) { encoder.node = .value(value) }
+    private func set(_ value: StoredValue) {
+        encoder.kind = .single
+        encoder.single = value
+    }
 
     mutating func encodeNil() { set(.null) }
     mutating func encode(_ value: Bool) { set(.bool(value)) }
@@ -296,48 +322,24 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) { set(.int(Int64(value))) }
     mutating func encode(_ value: UInt64) { set(.integer(value)) }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
-        encoder.node =
-            try EncodingNode.encode(value, codingPath: codingPath) ?? .dictionary(EncodingNode.DictionaryBox())
+        set(try EncodingNode.nested(value, at: encoder.path))
     }
 }
 
-/// The encoder a class hands its superclass: what it writes lands where it was asked for when it is done.
-private final class SuperEncoder: Encoder {
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-    private let inner: NodeEncoder
-    private let store: (EncodingNode) -> Void
-
-    init(codingPath: [any CodingKey], store: @escaping (EncodingNode) -> Void) {
-        self.codingPath = codingPath
-        inner = NodeEncoder(codingPath: codingPath)
-        self.store = store
-    }
-
-    deinit {
-        store(inner.node ?? .dictionary(EncodingNode.DictionaryBox()))
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        inner.container(keyedBy: type)
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { inner.unkeyedContainer() }
-    func singleValueContainer() -> any SingleValueEncodingContainer { inner.singleValueContainer() }
-}
-
-/// A coding key made of a string or an index.
+/// A coding key made of a string or an index; an index's text is made only when asked for.
 struct StoredValueCodingKey: CodingKey {
-    let stringValue: String
+    private let text: String?
     let intValue: Int?
 
+    var stringValue: String { text ?? intValue.map(String.init) ?? "" }
+
     init(stringValue: String) {
-        self.stringValue = stringValue
+        text = stringValue
         intValue = nil
     }
 
     init(intValue: Int) {
-        stringValue = "\(intValue)"
+        text = nil
         self.intValue = intValue
     }
 }

@@ -7,13 +7,14 @@
 ///
 /// The closures are pure functions of their arguments and capture only metatypes, so sharing them between
 /// threads is safe; they are not declared `@Sendable` because metatypes opened from an existential are not.
+@usableFromInline
 final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
-    let encode: (Value) throws -> StoredValue
+    @usableFromInline let encode: (Value) throws -> StoredValue
     let decode: (StoredValue) throws -> Value
     /// `==`, for `Equatable` types.
-    let isEqual: ((Value, Value) -> Bool)?
+    @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     /// For `Optional` types.
-    let isNil: ((Value) -> Bool)?
+    @usableFromInline let isNil: ((Value) -> Bool)?
     let typeName: String
 
     private init() {

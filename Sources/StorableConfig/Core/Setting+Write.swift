@@ -1,0 +1,298 @@
+/// How an assignment reaches the store and comes back: encoded outside every lock, written through the
+/// storage's hub, then taken under the setting's lock and, when someone listens, queued for delivery (see
+/// Setting+Delivery.swift and Docs/Design.md).
+extension Setting {
+    // The write path, from here to the delivery of a change, is inlinable so that it is specialised for the
+    // value type in the module that assigns: unspecialised, it looked up the metadata of `Optional<Value>`,
+    // `PendingChange<Value>` and the like on every write (hundreds of instructions each) and copied values
+    // through their value witnesses.
+    @inlinable
+    func assign(_ newValue: Value) {
+        // `bind` sets the traits and the binding once, in the config's initializer, before anyone else can
+        // reach this setting, and nothing changes them after: read without the lock (as the getter reads
+        // `bindingForReads`), and without retaining them (the traits are cached for the process's lifetime,
+        // the binding is held by `binding`).
+        guard let traits = unmanagedTraits, let binding = bindingForReads else {
+            assignBeforeBinding(newValue)
+            return
+        }
+        if assignmentHasRules, !mayAssign(newValue) { return }
+        traits._withUnsafeGuaranteedRef { traits -> Void in
+            binding._withUnsafeGuaranteedRef { binding -> Void in
+                assign(newValue, through: binding, traits: traits)
+            }
+        }
+    }
+
+    /// Encodes `newValue` and writes it, with the binding and traits borrowed.
+    @inlinable
+    func assign(_ newValue: Value, through binding: SettingBinding, traits: ValueTraits<Value>) {
+        let stored: StoredValue?
+        if removesOnNil, traits.isNil?(newValue) == true {
+            stored = nil
+        } else {
+            do {
+                stored = try traits.encode(newValue)
+            } catch {
+                encodingFailed(newValue, error: error, binding: binding)
+                return
+            }
+        }
+        write(newValue, stored: stored, through: binding, traits: traits)
+    }
+
+    /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
+    /// exactly like the declaration's initial value does. (A setting that is no config's property is never
+    /// bound.) Out of line, to keep `assign` free of its locals.
+    @usableFromInline @inline(never)
+    func assignBeforeBinding(_ newValue: Value) {
+        lock.lock()
+        guard binding == nil else {
+            // Bound meanwhile, on this thread: cannot happen in a config's initializer, but stay correct.
+            lock.unlock()
+            assign(newValue)
+            return
+        }
+        let replacedValue = value
+        let replacedDefault = declaredDefault
+        value = newValue
+        declaredDefault = newValue
+        lock.unlock()
+        withExtendedLifetime(replacedValue) {}
+        withExtendedLifetime(replacedDefault) {}
+    }
+
+    /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
+    /// it at once and leaves the write, and telling the observers, to the end of the batch.
+    /// (`newValue` also goes to the other configs on the storage as the typed value, sparing them a decode;
+    /// they use it only with a stored value. Not an `Optional<Value>`, whose metadata unspecialised code would
+    /// look up on every write.)
+    @inlinable
+    func write(
+        _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
+    ) {
+        let isSet = stored != nil
+        // An override keeps being read here; the assigned value is stored, and is what the other configs on
+        // the storage take, for when the override goes away.
+        let shown = assignmentHasRules ? overriddenValue(or: newValue) : newValue
+        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
+            applyWritten(shown, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
+        } else {
+            let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
+            binding.context.deferToBatch(change) { [self] version in
+                apply(shown, isSet: isSet, version: version, stored: stored)
+            }
+            applyPending(shown, isSet: isSet)
+        }
+    }
+
+    /// ``apply(_:isSet:version:stored:)`` for this setting's own write, with its binding and traits at hand.
+    /// The usual case, with no observer of this setting or its config and no batch state, swaps the value in
+    /// under the lock (moves only: nothing is retained or released there) and tells the Observation framework
+    /// after.
+    @inlinable
+    func applyWritten(
+        _ newValue: Value, isSet: Bool, version newVersion: UInt64, stored: StoredValue?, binding: SettingBinding,
+        traits: ValueTraits<Value>
+    ) {
+        var held = newValue
+        lock.lock()
+        guard observation == nil, observerCount == 0, !binding.context.hasChangeObservers else {
+            lock.unlock()
+            applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
+            return
+        }
+        guard newVersion >= version else {
+            lock.unlock()
+            return
+        }
+        version = newVersion
+        swap(&value, &held)
+        hasStoredValue = isSet
+        lock.unlock()
+        // `held` is now the value replaced, released at the end of this function, after the unlock. Only the
+        // Observation framework needs to hear of a change, and only once it has tracked a setting: compare
+        // (`==` is the value type's own code, and not free) only then.
+        if ObservedSetting.isTracked,
+            Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false)
+        {
+            binding.observationDidChange()
+        }
+    }
+
+    /// Whether `newValue` may be assigned: it passes the setting's check (otherwise the failure is reported).
+    /// An assignment to an overridden setting is reported, once, and goes on: it is stored.
+    @usableFromInline @inline(never)
+    func mayAssign(_ newValue: Value) -> Bool {
+        if let error = validationError(newValue) {
+            StorableConfig.report(error)
+            return false
+        }
+        if let overridden { reportAssignment(overriddenBy: overridden) }
+        return true
+    }
+
+    /// The override's value if the setting is overridden, else `value`.
+    @usableFromInline @inline(never)
+    func overriddenValue(or value: Value) -> Value {
+        overridden?.value ?? value
+    }
+
+    /// Reports a value that cannot be encoded, and holds it in memory only.
+    @usableFromInline @inline(never)
+    func encodingFailed(_ newValue: Value, error: any Error, binding: SettingBinding) {
+        StorableConfig.report(
+            .encodingFailed(key: binding.key, reason: isSecret ? StorableConfigError.redacted : "\(error)"))
+        apply(newValue, isSet: isSet, version: nil, stored: nil)
+    }
+
+    /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
+    /// observers, once.
+    @usableFromInline
+    func applyPending(_ newValue: Value, isSet: Bool) {
+        let newValue = overridden?.value ?? newValue
+        let state = observationState()
+        let replaced = locked { () -> Value? in
+            let current = value
+            value = newValue
+            hasStoredValue = isSet
+            if state.valueBeforeBatch == nil {
+                state.valueBeforeBatch = .some(current)
+                return nil
+            }
+            return current
+        }
+        withExtendedLifetime(replaced) {}
+    }
+
+    /// Returns the observation state, making it, outside the lock, on first use.
+    @inlinable
+    func observationState() -> ObservationState<Value> {
+        lock.lock()
+        let existing = observation
+        lock.unlock()
+        if let existing { return existing }
+        let made = ObservationState<Value>()
+        lock.lock()
+        if let observation {
+            lock.unlock()
+            return observation
+        }
+        observation = made
+        lock.unlock()
+        return made
+    }
+
+    /// Takes `newValue` unless the setting already holds a newer version (`nil`: a change kept in memory
+    /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
+    @usableFromInline
+    func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
+        lock.lock()
+        // The usual case, with no observer of this setting or its config and no batch state: no queue.
+        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers {
+            if let newVersion {
+                guard newVersion >= version else {
+                    lock.unlock()
+                    return
+                }
+                version = newVersion
+            }
+            let old = value
+            value = newValue
+            hasStoredValue = isSet
+            lock.unlock()
+            // Only the Observation framework needs to hear of a change, once it has tracked a setting.
+            if ObservedSetting.isTracked,
+                Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false)
+            {
+                binding.observationDidChange()
+            }
+            withExtendedLifetime(old) {}
+            return
+        }
+        lock.unlock()
+        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
+    }
+
+    /// ``apply(_:isSet:version:stored:)`` when someone listens, or a batch is under way: the change is queued
+    /// under the lock and delivered in order after it.
+    @inlinable @inline(never)
+    func applyInOrder(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
+        // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
+        var node: PendingChange<Value>?
+        var state: ObservationState<Value>?
+        while true {
+            lock.lock()
+            if let newVersion, newVersion < version {
+                lock.unlock()
+                return
+            }
+            guard let binding, let traits else {
+                let replaced = value
+                value = newValue
+                hasStoredValue = isSet
+                lock.unlock()
+                withExtendedLifetime(replaced) {}
+                return
+            }
+            let listening = observerCount > 0 || binding.context.hasChangeObservers
+            if listening, node == nil, let observation, let spare = observation.spare {
+                // The node the last delivery emptied: moved out and filled under the lock (copies into empty
+                // fields: nothing is allocated or released).
+                observation.spare = nil
+                spare.new = newValue
+                spare.stored = stored
+                node = spare
+                state = observation
+            }
+            if listening, node == nil || state == nil {
+                lock.unlock()
+                node = node ?? PendingChange(new: newValue, stored: stored)
+                state = state ?? observationState()
+                continue
+            }
+            if let newVersion { version = newVersion }
+            let current = value
+            var old = current
+            if let observation, case .some(let before) = observation.valueBeforeBatch {
+                old = before
+                observation.valueBeforeBatch = nil
+            }
+            value = newValue
+            hasStoredValue = isSet
+            guard listening, let node, let state else {
+                lock.unlock()
+                withExtendedLifetime(current) {}
+                // Nobody to tell in order: only the Observation framework needs to hear of a change.
+                if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
+                    binding.observationDidChange()
+                }
+                return
+            }
+            // Queued in version order under the lock; whether it is a change at all is decided by the
+            // delivering thread, outside the lock, because `==` and `encode(to:)` are the value type's own code.
+            state.changeCount += 1
+            node.number = state.changeCount
+            node.old = old
+            state.enqueue(node)
+            let mustDeliver = !state.isDelivering
+            state.isDelivering = true
+            lock.unlock()
+            withExtendedLifetime(current) {}
+            if mustDeliver { deliverChanges(binding, traits: traits) }
+            return
+        }
+    }
+
+    /// Whether `new` differs from `old`: by `==` for `Equatable` values, else, when someone listens, by stored
+    /// form (a change that only Observation hears of is taken as a change without encoding). Called without
+    /// the lock.
+    @inlinable
+    static func hasChanged(
+        from old: Value, to new: Value, stored: StoredValue?, traits: ValueTraits<Value>, listening: Bool
+    ) -> Bool {
+        if let isEqual = traits.isEqual { return !isEqual(old, new) }
+        guard listening else { return true }
+        return (try? traits.encode(old)) != (stored ?? (try? traits.encode(new)))
+    }
+}
