@@ -27,7 +27,8 @@ let package = Package(
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...
         .executableTarget(
-            name: "storable-config-benchmarks", dependencies: ["StorableConfig", "CAllocationStatistics"],
+            name: "storable-config-benchmarks",
+            dependencies: ["StorableConfig", "StorableConfigEtcd", "CAllocationStatistics"],
             // The generator of GeneratedConfigs.swift, beside it.
             exclude: ["generate-configs.sh"]),
         // malloc's statistics, which Swift's Glibc module does not export, for the benchmarks' memory figure.

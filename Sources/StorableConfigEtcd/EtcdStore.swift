@@ -61,15 +61,26 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
-    public init(
+    public convenience init(
         endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, timeout: TimeInterval = 5
+    ) throws {
+        try self.init(
+            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
+            watchIdleLimit: EtcdWatcher.idleLimit)
+    }
+
+    /// The same, with the watch's idle limit (15 minutes) shortened, for the tests.
+    init(
+        endpoints: [URL], prefix: String, credentials: Credentials?, timeout: TimeInterval,
+        watchIdleLimit: TimeInterval
     ) throws {
         guard !endpoints.isEmpty else {
             throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
         }
         self.prefix = prefix
         storage = try EtcdStorage.storage(
-            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout)
+            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
+            watchIdleLimit: watchIdleLimit)
     }
 
     /// Whether the store has read the cluster at least once.
@@ -141,8 +152,12 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
-    init(endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval) throws {
+    init(
+        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval,
+        watchIdleLimit: TimeInterval
+    ) throws {
         self.prefix = prefix
+        idleLimit = watchIdleLimit
         client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
         do {
             try readAll()
@@ -178,13 +193,16 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// The storage for `endpoints`, `prefix` and the credentials, made if no store in the process uses it.
     static func storage(
-        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval
+        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval,
+        watchIdleLimit: TimeInterval
     ) throws -> EtcdStorage {
         let name =
             endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
             + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "")
         if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
-        let made = try EtcdStorage(endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout)
+        let made = try EtcdStorage(
+            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
+            watchIdleLimit: watchIdleLimit)
         return shared.withLock { storages in
             if let existing = storages[name]?.storage {
                 made.watcherToStop()?.stop()
@@ -409,6 +427,14 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// The revision the watch resumes after.
     var watchRevision: Int64 { lock.withLock { revision } }
+
+    private let idleLimit: TimeInterval
+
+    /// How long the watch waits for a byte before it takes the member for gone.
+    var watchIdleLimit: TimeInterval { idleLimit }
+
+    /// What the watch has done so far.
+    var watchStatistics: EtcdWatcher.Counts { lock.withLock { watcher }?.statistics ?? .init() }
 
     /// After a compaction: reads the prefix again and announces the differences.
     func resynchronise() {

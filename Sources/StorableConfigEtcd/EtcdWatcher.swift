@@ -12,9 +12,23 @@ final class EtcdWatcher: @unchecked Sendable {
     private var connection: HTTPConnection?
     private var stopped = false
     private var endpointIndex = 0
-    /// A watch with no event is kept alive by etcd's progress notifications (every 10 minutes); with no byte
-    /// for longer than this, the member is taken for gone and the watch moves on.
+    private var counts = Counts()
+
+    /// What the watch has done so far, for the tests.
+    struct Counts {
+        /// Watches established (the first, and one after each failover, compaction or idle limit).
+        var watchesOpened = 0
+        /// Progress notifications received: lines with no event, which keep a quiet watch's connection busy.
+        var progressNotifications = 0
+        /// Fresh reads of the prefix after a compaction canceled the watch.
+        var resynchronisations = 0
+    }
+
+    /// A watch with no event is kept alive by etcd's progress notifications (every 10 minutes by default);
+    /// with no byte for longer than this, the member is taken for gone and the watch moves on.
     static let idleLimit: TimeInterval = 15 * 60
+
+    var statistics: Counts { lock.withLock { counts } }
 
     init(store: EtcdStorage) {
         self.store = store
@@ -51,30 +65,14 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// Reads the prefix first if the store never could, then watches until the stream ends. Returns whether
     /// the watch was established.
+    ///
+    /// The store is held strongly only while the watch is set up and while a line is taken: a store that
+    /// nobody uses any more goes away during a quiet watch, and its `deinit` stops this watcher.
     private func watchOnce() -> Bool {
-        guard let store else {
-            stop()
-            return false
-        }
-        if !store.isConnected {
-            guard let changed = try? store.readAll() else { return false }
-            if !changed.isEmpty { store.storageDidChange(forKeys: changed) }
-        }
-        let endpoint = lock.withLock { client.endpoints[endpointIndex % client.endpoints.count] }
-        var headers = ["Grpc-Metadata-hasleader": "true"]
-        guard let token = try? client.authorization() ?? "" else { return false }
-        if !token.isEmpty { headers["Authorization"] = token }
-        let create: [String: Any] = [
-            "create_request": [
-                "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
-                "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-                "start_revision": String(store.watchRevision + 1),
-                "progress_notify": true,
-            ]
-        ]
-        guard let body = try? JSONSerialization.data(withJSONObject: create),
+        guard let (endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
+        guard
             let connection = try? HTTPConnection(
-                to: endpoint, timeout: client.timeout, idleTimeout: { EtcdWatcher.idleLimit })
+                to: endpoint, timeout: client.timeout, idleTimeout: { idleLimit })
         else { return false }
         let proceed = lock.withLock { () -> Bool in
             guard !stopped else { return false }
@@ -94,7 +92,8 @@ final class EtcdWatcher: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = Data(pending[0..<newline])
                     pending.removeFirst(newline + 1)
-                    if take(line, store: store) {
+                    if let store, take(line, store: store) {
+                        if !established { lock.withLock { counts.watchesOpened += 1 } }
                         established = true
                     } else {
                         connection.shutdownNow()
@@ -107,6 +106,33 @@ final class EtcdWatcher: @unchecked Sendable {
         return established
     }
 
+    /// The endpoint, headers, body and idle limit of the next watch, after a read of the prefix if the store
+    /// never could read it; `nil` if the store is gone or the read or the token failed.
+    private func prepareWatch() -> (URL, [String: String], Data, TimeInterval)? {
+        guard let store else {
+            stop()
+            return nil
+        }
+        if !store.isConnected {
+            guard let changed = try? store.readAll() else { return nil }
+            if !changed.isEmpty { store.storageDidChange(forKeys: changed) }
+        }
+        let endpoint = lock.withLock { client.endpoints[endpointIndex % client.endpoints.count] }
+        var headers = ["Grpc-Metadata-hasleader": "true"]
+        guard let token = try? client.authorization() ?? "" else { return nil }
+        if !token.isEmpty { headers["Authorization"] = token }
+        let create: [String: Any] = [
+            "create_request": [
+                "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
+                "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
+                "start_revision": String(store.watchRevision + 1),
+                "progress_notify": true,
+            ]
+        ]
+        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
+        return (endpoint, headers, body, store.watchIdleLimit)
+    }
+
     /// Takes one line of the stream; returns `false` when the watch must be opened again.
     private func take(_ line: Data, store: EtcdStorage) -> Bool {
         guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
@@ -116,12 +142,19 @@ final class EtcdWatcher: @unchecked Sendable {
             return false
         }
         if (result["canceled"] as? Bool) == true {
-            if EtcdClient.int(result["compact_revision"]) > 0 { store.resynchronise() }
+            if EtcdClient.int(result["compact_revision"]) > 0 {
+                lock.withLock { counts.resynchronisations += 1 }
+                store.resynchronise()
+            }
             return false
         }
         let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
         let events = result["events"] as? [[String: Any]] ?? []
-        if !events.isEmpty { store.take(events: events, headerRevision: headerRevision) }
+        if !events.isEmpty {
+            store.take(events: events, headerRevision: headerRevision)
+        } else if (result["created"] as? Bool) != true {
+            lock.withLock { counts.progressNotifications += 1 }
+        }
         return true
     }
 }

@@ -2,6 +2,9 @@
 // UserDefaults code it replaces, in one process. Run it in release mode:
 //
 //   swift run -c release storable-config-benchmarks [--json] [--quick]
+//   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--json] [--quick]
+//
+// With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift).
 //
 // Each figure is the median of 7 runs of many iterations; every read goes through a non-inlined function
 // that takes the loop index, so nothing is hoisted out of a loop or optimised away.
@@ -58,6 +61,7 @@ func firstInitChild(_ arguments: [String]) -> Never {
 }
 
 if arguments.first == "first-init" { firstInitChild(arguments) }
+if arguments.first == "etcd-observer" { etcdObserverChild(arguments) }
 
 func firstInit(_ count: Int, _ kind: String) -> Double {
     var samples: [Double] = []
@@ -119,6 +123,22 @@ let names = (0..<8).map { "user name number \($0)" }
 let profiles = (0..<8).map { Profile(name: "profile \($0)", age: $0, tags: ["a", "b"]) }
 
 // MARK: Run
+
+let machine =
+    "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+if let index = arguments.firstIndex(of: "--etcd") {
+    guard index + 1 < arguments.count, let url = URL(string: arguments[index + 1]) else {
+        FileHandle.standardError.write(Data("--etcd needs a URL, such as http://127.0.0.1:2379\n".utf8))
+        exit(2)
+    }
+    let etcdRows = etcdFigures(url, quick: quick)
+    if arguments.contains("--json") {
+        print(jsonText(etcdRows, machine: machine))
+    } else {
+        printTable(etcdRows, title: "EtcdStore benchmarks against \(url.absoluteString) (release build, \(machine))\n")
+    }
+    exit(0)
+}
 
 var rows: [Row] = []
 let plain = PlainSettings()
@@ -398,8 +418,6 @@ for name in [
 }
 try? FileManager.default.removeItem(at: directory)
 
-let machine =
-    "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 if arguments.contains("--json") {
     print(jsonText(rows, machine: machine))
 } else {

@@ -13,7 +13,7 @@ import Testing
 final class EtcdCluster: @unchecked Sendable {
     struct Member {
         let name: String
-        let clientPort: Int
+        var clientPort: Int
         let peerPort: Int
         let dataDirectory: URL
         var process: Process?
@@ -39,7 +39,11 @@ final class EtcdCluster: @unchecked Sendable {
     let token = "storable-config-\(UUID().uuidString.prefix(8))"
     private let root: URL
 
-    init(size: Int = 1) throws {
+    /// Options added to every member's command line.
+    private let extraArguments: [String]
+
+    init(size: Int = 1, extraArguments: [String] = []) throws {
+        self.extraArguments = extraArguments
         root = FileManager.default.temporaryDirectory.appendingPathComponent("etcd-\(UUID().uuidString)")
         let root = root
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -59,22 +63,25 @@ final class EtcdCluster: @unchecked Sendable {
 
     var endpoints: [URL] { members.map(\.clientURL) }
 
-    func start(_ index: Int) throws {
+    /// Starts member `index` again, serving clients on `clientPort` if given (its data and peers unchanged).
+    func start(_ index: Int, clientPort: Int? = nil) throws {
+        if let clientPort { members[index].clientPort = clientPort }
         let member = members[index]
         let cluster = members.map { "\($0.name)=http://127.0.0.1:\($0.peerPort)" }.joined(separator: ",")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary ?? "/usr/bin/etcd")
-        process.arguments = [
-            "--name", member.name, "--data-dir", member.dataDirectory.path,
-            "--listen-client-urls", member.clientURL.absoluteString,
-            "--advertise-client-urls", member.clientURL.absoluteString,
-            "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
-            "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
-            "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token", token,
-            // Generous for a loaded 2-core machine.
-            "--heartbeat-interval", "200", "--election-timeout", "2000",
-            "--log-level", "error", "--logger", "zap",
-        ]
+        process.arguments =
+            [
+                "--name", member.name, "--data-dir", member.dataDirectory.path,
+                "--listen-client-urls", member.clientURL.absoluteString,
+                "--advertise-client-urls", member.clientURL.absoluteString,
+                "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+                "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+                "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token", token,
+                // Generous for a loaded 2-core machine.
+                "--heartbeat-interval", "200", "--election-timeout", "2000",
+                "--log-level", "error", "--logger", "zap",
+            ] + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -120,10 +127,24 @@ final class EtcdCluster: @unchecked Sendable {
         return nil
     }
 
-    /// What `etcdctl put` does: a raw put of `value` under `key`, through the JSON gateway.
-    func put(_ key: String, _ value: String) throws {
-        _ = try call(
+    /// What `etcdctl put` does: a raw put of `value` under `key`, through the JSON gateway. Returns the
+    /// revision it made.
+    @discardableResult
+    func put(_ key: String, _ value: String) throws -> Int64 {
+        let answer = try call(
             "kv/put", ["key": Data(key.utf8).base64EncodedString(), "value": Data(value.utf8).base64EncodedString()])
+        return Int64((answer["header"] as? [String: Any])?["revision"] as? String ?? "") ?? 0
+    }
+
+    /// What `etcdctl del` does.
+    func delete(_ key: String) throws {
+        _ = try call("kv/deleterange", ["key": Data(key.utf8).base64EncodedString()])
+    }
+
+    /// What `etcdctl compaction --physical` does: forgets every revision before `revision`.
+    func compact(upTo revision: Int64) throws {
+        let answer = try call("kv/compaction", ["revision": String(revision), "physical": true])
+        guard answer["header"] != nil else { throw EtcdTestError(description: "the compaction failed: \(answer)") }
     }
 
     /// What `etcdctl get` shows: the raw value of `key`.

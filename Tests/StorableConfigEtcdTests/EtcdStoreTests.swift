@@ -121,14 +121,6 @@ struct EtcdStoreTests {
     static func localhost(_ url: URL) -> URL {
         URL(string: url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
     }
-
-    private func waitFor(timeout: TimeInterval = 10, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { throw EtcdTestError(description: "timed out") }
-            usleep(5_000)
-        }
-    }
 }
 
 final class Limits: StorableConfig, @unchecked Sendable {

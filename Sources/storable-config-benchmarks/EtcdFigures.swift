@@ -1,0 +1,198 @@
+// The figures of EtcdStore against a running cluster, given `--etcd <url>`:
+//
+//   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--json] [--quick]
+//
+// An assignment against a bare URLSession put to the same cluster, a read against a read of the in-memory
+// store, and the time from an assignment here to an observer in another process (this executable, started as
+// `etcd-observer`), both reading the same monotonic clock. Everything is written under a prefix of its own,
+// deleted at the end.
+import Foundation
+import StorableConfig
+import StorableConfigEtcd
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// CLOCK_MONOTONIC, which two processes on one machine share.
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The other process: prints `ready`, then `<value> <clock>` each time its observer sees `count` change.
+func etcdObserverChild(_ arguments: [String]) -> Never {
+    let store = try! EtcdStore(endpoints: [URL(string: arguments[1])!], prefix: arguments[2])
+    let config = BenchConfig(store: store)
+    let token = config.$count.observe { value in
+        let line = "\(value) \(monotonicNanoseconds())\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    // Until the parent closes our standard input.
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    token.cancel()
+    exit(0)
+}
+
+/// Lines from a pipe, one at a time.
+final class LineReader {
+    private let handle: FileHandle
+    private var buffered: [UInt8] = []
+
+    init(_ handle: FileHandle) {
+        self.handle = handle
+    }
+
+    func next() -> String? {
+        while true {
+            if let newline = buffered.firstIndex(of: 10) {
+                let line = String(decoding: buffered[0..<newline], as: UTF8.self)
+                buffered.removeFirst(newline + 1)
+                return line
+            }
+            let data = handle.availableData
+            if data.isEmpty { return nil }
+            buffered += data
+        }
+    }
+}
+
+/// A put of `value` under `key` through URLSession, waited for: the baseline of an assignment.
+func urlSessionPut(_ session: URLSession, _ url: URL, key: String, value: String) {
+    var request = URLRequest(url: url.appendingPathComponent("v3/kv/put"))
+    request.httpMethod = "POST"
+    request.httpBody = try! JSONSerialization.data(withJSONObject: [
+        "key": Data(key.utf8).base64EncodedString(), "value": Data(value.utf8).base64EncodedString(),
+    ])
+    let done = DispatchSemaphore(value: 0)
+    session.dataTask(with: request) { _, response, error in
+        if let error { fatalError("the baseline put failed: \(error)") }
+        if (response as? HTTPURLResponse)?.statusCode != 200 { fatalError("the baseline put failed: \(response!)") }
+        done.signal()
+    }.resume()
+    done.wait()
+}
+
+func median(_ samples: [Double]) -> Double {
+    let sorted = samples.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+    let sorted = samples.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
+    let prefix = "storable-config-benchmarks-\(getpid())/"
+    let store: EtcdStore
+    do {
+        store = try EtcdStore(endpoints: [url], prefix: prefix)
+    } catch {
+        fatalError("\(error)")
+    }
+    guard store.isConnected else {
+        FileHandle.standardError.write(Data("etcd at \(url.absoluteString) did not answer\n".utf8))
+        exit(1)
+    }
+    let config = BenchConfig(store: store)
+    let memory = BenchConfig(store: InMemoryStore())
+    let rounds = quick ? 30 : 300
+    var rows: [Row] = []
+
+    // Assignments and bare puts, alternated so that both see the same cluster.
+    let session = URLSession(configuration: .ephemeral)
+    let bareKey = prefix + "bare"
+    var ours: [Double] = []
+    var bare: [Double] = []
+    for round in -10..<rounds {
+        var start = monotonicNanoseconds()
+        config.count = round
+        let oursTime = Double(monotonicNanoseconds() - start)
+        start = monotonicNanoseconds()
+        urlSessionPut(session, url, key: bareKey, value: String(round))
+        let bareTime = Double(monotonicNanoseconds() - start)
+        // The first rounds open connections and warm both paths.
+        if round >= 0 {
+            ours.append(oursTime)
+            bare.append(bareTime)
+        }
+    }
+    rows.append(
+        Row(
+            operation: "assignment (etcd, median)", ours: median(ours), baselineName: "bare URLSession put",
+            baseline: median(bare), target: .atMost(1.2)))
+
+    // Reads come from the config's own value, as with every store.
+    var sink = 0
+    let readIterations = quick ? 200_000 : 2_000_000
+    var etcdReads: [Double] = []
+    var memoryReads: [Double] = []
+    // Alternated, so that a busy moment of the machine does not fall on one of them only.
+    for _ in 0..<5 {
+        etcdReads.append(
+            nanosecondsPerOperation(iterations: readIterations, repeats: 3) { sink &+= readOursInt(config, $0) })
+        memoryReads.append(
+            nanosecondsPerOperation(iterations: readIterations, repeats: 3) { sink &+= readOursInt(memory, $0) })
+    }
+    consume(sink)
+    let etcdRead = median(etcdReads)
+    let memoryRead = median(memoryReads)
+    rows.append(
+        Row(
+            operation: "read Int (etcd)", ours: etcdRead, baselineName: "read Int (memory)", baseline: memoryRead,
+            target: .atMost(1.2)))
+
+    // An assignment here, seen by an observer in another process.
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    child.arguments = ["etcd-observer", url.absoluteString, prefix]
+    let output = Pipe()
+    let input = Pipe()
+    child.standardOutput = output
+    child.standardInput = input
+    try! child.run()
+    let lines = LineReader(output.fileHandleForReading)
+    while let line = lines.next(), line != "ready" {}
+    var latencies: [Double] = []
+    for round in 0..<(rounds + 10) {
+        let value = 1_000_000 + round
+        let start = monotonicNanoseconds()
+        config.count = value
+        while let line = lines.next() {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, Int(parts[0]) == value, let seen = UInt64(parts[1]) else { continue }
+            if round >= 10 { latencies.append(Double(seen) - Double(start)) }
+            break
+        }
+    }
+    try? input.fileHandleForWriting.close()
+    child.waitUntilExit()
+    rows.append(
+        Row(
+            operation: "assignment → observer in another process (etcd, median)", ours: median(latencies),
+            baselineName: "budget", baseline: 5_000_000, target: .atMost(1.0)))
+    rows.append(
+        Row(
+            operation: "assignment → observer in another process (etcd, 90th pct)",
+            ours: percentile(latencies, 0.9), baselineName: "budget", baseline: 5_000_000, target: nil))
+
+    // Leave the cluster as it was.
+    var request = URLRequest(url: url.appendingPathComponent("v3/kv/deleterange"))
+    request.httpMethod = "POST"
+    let prefixEnd = Data(prefix.utf8.dropLast() + [UInt8(ascii: "0")]).base64EncodedString()
+    request.httpBody = try! JSONSerialization.data(withJSONObject: [
+        "key": Data(prefix.utf8).base64EncodedString(), "range_end": prefixEnd,
+    ])
+    let done = DispatchSemaphore(value: 0)
+    session.dataTask(with: request) { _, _, _ in done.signal() }.resume()
+    done.wait()
+    return rows
+}

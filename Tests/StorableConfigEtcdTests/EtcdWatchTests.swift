@@ -1,0 +1,125 @@
+import Foundation
+import StorableConfig
+import Testing
+
+@testable import StorableConfigEtcd
+
+/// The watch over time: a compaction behind it, quiet hours, an idle member, a store nobody uses any more. In
+/// the serialized suite of the other etcd tests, so that no two clusters run at once.
+extension EtcdStoreTests {
+    @Test func aCompactionBehindTheWatchLeadsToAFreshReadAndTheDifferencesAreDelivered() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let original = cluster.members[0].clientPort
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "compaction/", timeout: 2)
+        let limits = Limits(store: store)
+        limits.maxUploadMB = 60
+        limits.hosts = ["a"]
+        let seenSizes = Locked<[Int]>([])
+        let seenHosts = Locked<[[String]]>([])
+        let sizes = limits.$maxUploadMB.observe { value in seenSizes.withLock { $0.append(value) } }
+        let hosts = limits.$hosts.observe { value in seenHosts.withLock { $0.append(value) } }
+        try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+
+        // The member goes away, and comes back serving other clients on another port, where the store cannot
+        // see it: the settings change there, and the history of those changes is compacted away.
+        cluster.stop(0)
+        try cluster.start(0, clientPort: EtcdCluster.freePort())
+        try cluster.waitUntilHealthy()
+        try cluster.put("compaction/etcd.Limits.maxUploadMB", "70")
+        try cluster.delete("compaction/etcd.Limits.hosts")
+        let last = try cluster.put("compaction/etcd.Limits.maxUploadMB", "80")
+        try cluster.compact(upTo: last)
+        // Back on the port the store knows: the watch resumes at a revision that no longer exists.
+        cluster.stop(0)
+        try cluster.start(0, clientPort: original)
+        try cluster.waitUntilHealthy()
+
+        try waitFor(timeout: 20) { limits.maxUploadMB == 80 && limits.hosts == [] }
+        #expect(store.storage.watchStatistics.resynchronisations == 1)
+        // The differences, delivered as changes: the value it has now, and the deleted key's default.
+        try waitFor { seenSizes.withLock { $0.last } == 80 && seenHosts.withLock { $0.last } == [] }
+        // And the watch opened after the fresh read carries on.
+        try cluster.put("compaction/etcd.Limits.maxUploadMB", "90")
+        try waitFor { limits.maxUploadMB == 90 }
+        sizes.cancel()
+        hosts.cancel()
+    }
+
+    @Test func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        // etcd's notifications every second, against an idle limit of three: a quiet watch must stay the same.
+        let cluster = try EtcdCluster(extraArguments: ["--experimental-watch-progress-notify-interval", "1s"])
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "", credentials: nil, timeout: 2, watchIdleLimit: 3)
+        let limits = Limits(store: store)
+        try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+        Thread.sleep(forTimeInterval: 8)
+        let statistics = store.storage.watchStatistics
+        #expect(statistics.watchesOpened == 1)
+        #expect(statistics.progressNotifications >= 3)
+        try cluster.put("etcd.Limits.maxUploadMB", "75")
+        try waitFor { limits.maxUploadMB == 75 }
+        #expect(store.storage.watchStatistics.watchesOpened == 1)
+    }
+
+    @Test func aWatchThatHearsNothingForItsIdleLimitIsOpenedAgainAndMissesNothing() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        // No progress notification within the limit (etcd's default is every 10 minutes): the watch is taken
+        // for dead, as it would be behind a member that vanished without closing the connection.
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "", credentials: nil, timeout: 2, watchIdleLimit: 1)
+        let limits = Limits(store: store)
+        try waitFor { store.storage.watchStatistics.watchesOpened >= 3 }
+        try cluster.put("etcd.Limits.maxUploadMB", "65")
+        try waitFor { limits.maxUploadMB == 65 }
+    }
+
+    @Test(.enabled(if: !EtcdCluster.isRunningUnderThreadSanitizer, "a minute of waiting adds nothing to a race check"))
+    func aWatchStaysOpenThroughAQuietMinuteWithEtcdsDefaults() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        // Longer than the 60 s that URLSession's request timeout would allow a quiet stream on Linux, with no
+        // byte on the connection: etcd's default progress notifications come every 10 minutes.
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints)
+        let limits = Limits(store: store)
+        try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+        Thread.sleep(forTimeInterval: 65)
+        try cluster.put("etcd.Limits.maxUploadMB", "55")
+        try waitFor(timeout: 2) { limits.maxUploadMB == 55 }
+        let statistics = store.storage.watchStatistics
+        #expect(statistics.watchesOpened == 1)
+        #expect(statistics.progressNotifications == 0)
+    }
+
+    @Test func aStoreNobodyUsesAnyMoreEndsItsWatch() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        weak var storage: EtcdStorage?
+        do {
+            let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "dropped/")
+            let limits = Limits(store: store)
+            limits.maxUploadMB = 51
+            storage = store.storage
+            try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+        }
+        // The watch holds its store only while it takes a line: with no change under the prefix, nothing
+        // keeps it, and its deinit stops the watch.
+        try waitFor { storage == nil }
+    }
+}
+
+extension EtcdCluster {
+    static let isRunningUnderThreadSanitizer: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+}
+
+extension EtcdStoreTests {
+    func waitFor(timeout: TimeInterval = 10, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { throw EtcdTestError(description: "timed out") }
+            usleep(5_000)
+        }
+    }
+}
