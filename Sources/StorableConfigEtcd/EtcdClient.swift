@@ -45,6 +45,11 @@ final class EtcdClient: @unchecked Sendable {
         return try authenticate(credentials)
     }
 
+    /// Drops the token, so that the next request authenticates again.
+    func forgetToken() {
+        state.withLock { token = nil }
+    }
+
     private func authenticate(_ credentials: EtcdStore.Credentials) throws -> String {
         let answer = try call(
             "auth/authenticate", ["name": credentials.user, "password": credentials.password], authorized: false)

@@ -13,6 +13,7 @@ final class EtcdWatcher: @unchecked Sendable {
     private var stopped = false
     private var endpointIndex = 0
     private var counts = Counts()
+    private var deniedInARow = 0
 
     /// What the watch has done so far, for the tests.
     struct Counts {
@@ -83,11 +84,13 @@ final class EtcdWatcher: @unchecked Sendable {
         defer { lock.withLock { self.connection = nil } }
         var established = false
         var pending: [UInt8] = []
+        var status = 0
+        var refused = ""
         do {
             let host = endpoint.port.map { "\(endpoint.host ?? ""):\($0)" } ?? (endpoint.host ?? "")
             try connection.sendPost(
                 host: host, path: EtcdClient.path(of: endpoint, "v3/watch"), body: body, headers: headers)
-            _ = try connection.readResponse { bytes in
+            _ = try connection.readResponse(onHead: { status = $0 }) { bytes in
                 pending += bytes
                 while let newline = pending.firstIndex(of: 10) {
                     let line = Data(pending[0..<newline])
@@ -96,6 +99,7 @@ final class EtcdWatcher: @unchecked Sendable {
                         if !established { lock.withLock { counts.watchesOpened += 1 } }
                         established = true
                     } else {
+                        refused += String(decoding: line, as: UTF8.self)
                         connection.shutdownNow()
                     }
                 }
@@ -103,7 +107,31 @@ final class EtcdWatcher: @unchecked Sendable {
         } catch {
             // The member went away, or was told to: the loop moves to the next one.
         }
+        refused += String(decoding: pending, as: UTF8.self)
+        if established {
+            lock.withLock { deniedInARow = 0 }
+        } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
+            deniedWatch(refused)
+        }
         return established
+    }
+
+    /// A watch refused for its token: etcd forgets a token that has not been used for `--auth-token-ttl`
+    /// (5 minutes by default), and a quiet watch uses its token only when it opens. The next watch
+    /// authenticates again; if that one is refused too, the user may not read the prefix, which is reported
+    /// once (until a watch is established again).
+    private func deniedWatch(_ answer: String) {
+        client.forgetToken()
+        let count = lock.withLock {
+            deniedInARow += 1
+            return deniedInARow
+        }
+        guard count == 2, let store else { return }
+        StorableConfig.errorHandler(
+            .reloadFailed(
+                store: store.description,
+                reason: "etcd refused to watch the prefix \"\(prefix)\" (\(answer.prefix(200))); "
+                    + "changes made elsewhere are not seen until it accepts"))
     }
 
     /// The endpoint, headers, body and idle limit of the next watch, after a read of the prefix if the store

@@ -156,11 +156,38 @@ final class EtcdCluster: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The root user's password once ``enableAuthentication(rootPassword:)`` has run: every call then
+    /// authenticates first.
+    private var rootPassword: String?
+
+    /// Adds the root user and turns authentication on, as `etcdctl user add root`, `auth enable` do.
+    func enableAuthentication(rootPassword: String) throws {
+        _ = try call("auth/user/add", ["name": "root", "password": rootPassword])
+        _ = try call("auth/role/add", ["name": "root"])
+        _ = try call("auth/user/grant", ["user": "root", "role": "root"])
+        _ = try call("auth/enable", [:])
+        self.rootPassword = rootPassword
+    }
+
     func call(_ path: String, _ body: [String: Any], at endpoint: URL? = nil) throws -> [String: Any] {
         let endpoint = endpoint ?? members.first { $0.process != nil }?.clientURL ?? endpoints[0]
+        var headers: [String: String] = [:]
+        if let rootPassword {
+            let answer = try post(["name": "root", "password": rootPassword], to: endpoint, "auth/authenticate")
+            guard let token = answer["token"] as? String else {
+                throw EtcdTestError(description: "no token for root: \(answer)")
+            }
+            headers["Authorization"] = token
+        }
+        return try post(body, to: endpoint, path, headers: headers)
+    }
+
+    private func post(
+        _ body: [String: Any], to endpoint: URL, _ path: String, headers: [String: String] = [:]
+    ) throws -> [String: Any] {
         // Not URLSession: on Linux it stops the process on etcd's error answers (see HTTPConnection).
         let answer = try HTTPConnection.post(
-            endpoint, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body), headers: [:],
+            endpoint, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body), headers: headers,
             timeout: 10)
         return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
     }

@@ -102,10 +102,7 @@ struct EtcdStoreTests {
     @Test func aUserAndPasswordGiveATokenAndAWrongPasswordIsAClearError() throws {
         guard EtcdCluster.unavailable == nil else { return }
         let cluster = try EtcdCluster()
-        _ = try cluster.call("auth/user/add", ["name": "root", "password": "s3cret"])
-        _ = try cluster.call("auth/role/add", ["name": "root"])
-        _ = try cluster.call("auth/user/grant", ["user": "root", "role": "root"])
-        _ = try cluster.call("auth/enable", [:])
+        try cluster.enableAuthentication(rootPassword: "s3cret")
         let store = try EtcdStore(
             endpoints: cluster.endpoints, credentials: .init(user: "root", password: "s3cret"))
         let limits = Limits(store: store)

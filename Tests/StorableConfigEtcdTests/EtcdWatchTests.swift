@@ -123,3 +123,65 @@ extension EtcdStoreTests {
         }
     }
 }
+
+extension EtcdStoreTests {
+    @Test func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        // etcd forgets a token unused for --auth-token-ttl seconds; a quiet watch uses its token only when it
+        // opens. Here tokens live 1 s, and the watch is opened again after 4 quiet seconds.
+        let cluster = try EtcdCluster(extraArguments: ["--auth-token-ttl", "1"])
+        try cluster.enableAuthentication(rootPassword: "s3cret")
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "", credentials: .init(user: "root", password: "s3cret"),
+            timeout: 2, watchIdleLimit: 4)
+        let limits = Limits(store: store)
+        try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+        try waitFor(timeout: 20) { store.storage.watchStatistics.watchesOpened >= 2 }
+        // The watch opened after the token expired sees an outside put, before any write renewed the token.
+        try cluster.put("etcd.Limits.maxUploadMB", "66")
+        try waitFor { limits.maxUploadMB == 66 }
+        // And a write whose token has expired authenticates again too.
+        Thread.sleep(forTimeInterval: 2.5)
+        limits.maxUploadMB = 67
+        #expect(try cluster.get("etcd.Limits.maxUploadMB") == "67")
+    }
+
+    @Test func aUserWhoMayNoLongerReadThePrefixIsToldThatTheWatchWasRefused() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        try cluster.enableAuthentication(rootPassword: "s3cret")
+        _ = try cluster.call("auth/user/add", ["name": "guest", "password": "guest"])
+        // A user who may not read the prefix at all is told so when the store is made.
+        #expect {
+            _ = try EtcdStore(
+                endpoints: cluster.endpoints, prefix: "secret/", credentials: .init(user: "guest", password: "guest"))
+        } throws: { error in
+            "\(error)".contains("permission denied") && "\(error)".contains("prefix secret/")
+        }
+        // One who could read it when the store was made, and may no longer, is told once that the watch was
+        // refused, when the watch is opened again.
+        _ = try cluster.call("auth/role/add", ["name": "reader"])
+        _ = try cluster.call(
+            "auth/role/grant",
+            [
+                "name": "reader",
+                "perm": [
+                    "permType": "READ", "key": Data("secret/".utf8).base64EncodedString(),
+                    "range_end": Data("secret0".utf8).base64EncodedString(),
+                ],
+            ])
+        _ = try cluster.call("auth/user/grant", ["user": "guest", "role": "reader"])
+        let reported = Locked<[String]>([])
+        let previous = StorableConfig.errorHandler
+        StorableConfig.errorHandler = { error in reported.withLock { $0.append("\(error)") } }
+        defer { StorableConfig.errorHandler = previous }
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "secret/", credentials: .init(user: "guest", password: "guest"),
+            timeout: 2, watchIdleLimit: 2)
+        try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
+        _ = try cluster.call("auth/user/revoke", ["name": "guest", "role": "reader"])
+        try waitFor { reported.withLock { $0 }.contains { $0.contains("refused to watch the prefix \"secret/\"") } }
+        Thread.sleep(forTimeInterval: 3)
+        #expect(reported.withLock { $0 }.filter { $0.contains("refused to watch") }.count == 1)
+    }
+}
