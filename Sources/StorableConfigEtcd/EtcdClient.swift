@@ -14,9 +14,9 @@ final class EtcdClient: @unchecked Sendable {
     private let state = NSLock()
     private var current = 0
     private var token: String?
-
-    /// etcd refuses requests over about 1.5 MiB of decoded bytes.
-    static let requestLimit = 1_400_000
+    /// When set, no request goes on past it: creating a store waits at most three timeouts in all, however
+    /// many endpoints there are.
+    private var deadline: Date?
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -60,6 +60,19 @@ final class EtcdClient: @unchecked Sendable {
         return token
     }
 
+    /// Runs `body` with every request ending by `deadline`.
+    func withDeadline<Result>(_ deadline: Date, _ body: () throws -> Result) rethrows -> Result {
+        state.withLock { self.deadline = deadline }
+        defer { state.withLock { self.deadline = nil } }
+        return try body()
+    }
+
+    /// The time the next attempt may take: `timeout`, or less before a deadline.
+    private func attemptTimeout() -> TimeInterval {
+        guard let deadline = state.withLock({ deadline }) else { return timeout }
+        return min(timeout, deadline.timeIntervalSinceNow)
+    }
+
     /// POSTs `body` to `/v3/<path>` and returns the decoded answer, trying each endpoint in turn.
     func call(_ path: String, _ body: [String: Any], authorized: Bool = true) throws -> [String: Any] {
         let data = try JSONSerialization.data(withJSONObject: body)
@@ -68,6 +81,10 @@ final class EtcdClient: @unchecked Sendable {
         for offset in 0..<endpoints.count {
             let index = (start + offset) % endpoints.count
             let endpoint = endpoints[index]
+            guard attemptTimeout() > 0 else {
+                problems.append("\(endpoint.absoluteString): not tried, the time limit was reached")
+                continue
+            }
             do {
                 let answer = try send(data, to: endpoint, path: path, authorized: authorized)
                 state.withLock { current = index }
@@ -96,7 +113,8 @@ final class EtcdClient: @unchecked Sendable {
         var headers: [String: String] = [:]
         if authorized, let token = try authorization() { headers["Authorization"] = token }
         let (status, body) = try HTTPConnection.post(
-            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers, timeout: timeout)
+            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers,
+            timeout: max(0.001, attemptTimeout()))
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         guard status == 200 else {
             let message =

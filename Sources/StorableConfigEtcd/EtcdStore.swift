@@ -25,6 +25,8 @@ import StorableConfig
 /// - **Read-modify-writes** (record collections, moves and migrations) are one transaction that compares
 ///   each key's `mod_revision` and retries on conflict: atomic across processes and machines. A batch is one
 ///   transaction too; one over etcd's 128 operations is refused, never split.
+/// - **Size.** A write over the cluster's `--max-request-bytes` (1.5 MiB by default) is refused by etcd; the
+///   error names the largest values and their sizes.
 /// - **Failures**: each request tries the endpoints in turn. When no member answers, reads keep the last
 ///   known values and writes fail with an error naming the endpoints (the assignment is then visible in this
 ///   process only, and reported). The watch resumes at the last seen revision + 1 on the next endpoint; after a
@@ -55,10 +57,10 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// Connects to the cluster at `endpoints` and reads every key under `prefix`; stores for the same
     /// endpoints, prefix and user in one process share one connection, cache and watch.
     ///
-    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each
-    /// (5 s by default, so at most 15 s for three endpoints). If no member answers, the store starts empty
-    /// (configs read their defaults), keeps trying in the background, and delivers the values as changes when
-    /// the cluster answers; ``isConnected`` tells which.
+    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each and
+    /// three timeouts in all (15 s by default), however many endpoints there are. If no member answers, the
+    /// store starts empty (configs read their defaults), keeps trying in the background, and delivers the
+    /// values as changes when the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
     public convenience init(
@@ -146,10 +148,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// Connects to the cluster at `endpoints` and reads every key under `prefix`.
     ///
-    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each
-    /// (5 s by default, so at most 15 s for three endpoints). If no member answers, the store starts empty
-    /// (configs read their defaults), keeps trying in the background, and delivers the values as changes when
-    /// the cluster answers; ``isConnected`` tells which.
+    /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each and
+    /// three timeouts in all (15 s by default), however many endpoints there are. If no member answers, the
+    /// store starts empty (configs read their defaults), keeps trying in the background, and delivers the
+    /// values as changes when the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
     init(
@@ -160,7 +162,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         idleLimit = watchIdleLimit
         client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
         do {
-            try readAll()
+            try client.withDeadline(Date().addingTimeInterval(3 * timeout)) { _ = try readAll() }
         } catch let error as EtcdClient.ServerError {
             throw StorableConfigError.reloadFailed(store: description, reason: "\(error)")
         } catch {
@@ -360,12 +362,6 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         var texts: [String: String] = [:]
         for (key, value) in puts {
             let text = value.jsonText()
-            let size = prefix.utf8.count + key.utf8.count + text.utf8.count
-            if size > EtcdClient.requestLimit {
-                throw EtcdClient.Failure(
-                    description: "the value of \(prefix + key) is \(size) bytes, over etcd's request limit of about "
-                        + "1.5 MiB")
-            }
             texts[key] = text
             operations.append(
                 ["request_put": ["key": EtcdClient.base64(prefix + key), "value": EtcdClient.base64(text)]])
@@ -379,6 +375,13 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         let answer: [String: Any]
         do {
             answer = try client.call("kv/txn", body)
+        } catch let error as EtcdClient.ServerError where error.message.contains("too large") {
+            let sizes = texts.sorted { $0.value.utf8.count > $1.value.utf8.count }.prefix(3).map {
+                "\(prefix + $0.key) is \($0.value.utf8.count) bytes of JSON text"
+            }
+            throw EtcdClient.Failure(
+                description: "etcd refused the write as too large for its --max-request-bytes (1.5 MiB by default): "
+                    + sizes.joined(separator: ", "))
         } catch {
             throw EtcdClient.Failure(
                 description: "etcd (\(client.endpointList)) did not take the write: \(error)")

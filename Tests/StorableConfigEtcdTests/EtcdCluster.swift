@@ -192,6 +192,24 @@ final class EtcdCluster: @unchecked Sendable {
         return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
     }
 
+    /// A socket on 127.0.0.1 that listens and never accepts: a connection to it is made (the kernel queues
+    /// it) and no byte ever comes back. Returns the descriptor, to close, and the port.
+    static func silentListener() -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        listen(descriptor, 16)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     static func freePort() -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }

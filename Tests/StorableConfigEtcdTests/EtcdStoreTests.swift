@@ -4,6 +4,12 @@ import StorableConfigEtcd
 import StorableConfigTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// EtcdStore against a real etcd, one suite at a time.
 @Suite(.serialized)
 struct EtcdStoreTests {
@@ -83,6 +89,38 @@ struct EtcdStoreTests {
         } throws: { error in
             "\(error)".contains("127.0.0.1:\(port)")
         }
+    }
+
+    @Test func membersThatNeverAnswerHoldTheStoresCreationToThreeTimeoutsInAll() throws {
+        // Five listeners that take the connection and say nothing, as a hung member would.
+        let silent = (0..<5).map { _ in EtcdCluster.silentListener() }
+        defer { for (descriptor, _) in silent { close(descriptor) } }
+        let started = Date()
+        let store = try EtcdStore(
+            endpoints: silent.map { URL(string: "http://127.0.0.1:\($0.port)")! }, timeout: 1)
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 2.5 && waited < 4, "waited \(waited) s")
+        #expect(!store.isConnected)
+    }
+
+    @Test func aValueOverEtcdsRequestLimitIsAnErrorNamingTheKeyAndItsSize() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "big/")
+        let limits = Limits(store: store)
+        limits.hosts = ["small"]
+        let reported = Locked<[String]>([])
+        let previous = StorableConfig.errorHandler
+        StorableConfig.errorHandler = { error in reported.withLock { $0.append("\(error)") } }
+        defer { StorableConfig.errorHandler = previous }
+        // 2 MB of JSON text, over etcd's default --max-request-bytes of 1.5 MiB.
+        limits.hosts = [String(repeating: "x", count: 2_000_000)]
+        let report = try #require(reported.withLock { $0 }.first)
+        #expect(
+            report.contains("big/etcd.Limits.hosts") && report.contains("2000004 bytes")
+                && report.contains("too large"), "\(report)")
+        // Nothing is lost: the cluster keeps the value it had.
+        #expect(try cluster.get("big/etcd.Limits.hosts") == #"["small"]"#)
     }
 
     @Test func aBatchOverOneTransactionIsRefusedAndNothingIsWritten() throws {
