@@ -14,9 +14,6 @@ final class EtcdClient: @unchecked Sendable {
     private let state = NSLock()
     private var current = 0
     private var token: String?
-    /// When set, no request goes on past it: creating a store waits at most three timeouts in all, however
-    /// many endpoints there are.
-    private var deadline: Date?
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -39,10 +36,10 @@ final class EtcdClient: @unchecked Sendable {
 
     var currentEndpoint: URL { state.withLock { endpoints[current] } }
 
-    func authorization() throws -> String? {
+    func authorization(deadline: Date? = nil) throws -> String? {
         guard let credentials else { return nil }
         if let token = state.withLock({ token }) { return token }
-        return try authenticate(credentials)
+        return try authenticate(credentials, deadline: deadline)
     }
 
     /// Drops the token, so that the next request authenticates again.
@@ -50,9 +47,10 @@ final class EtcdClient: @unchecked Sendable {
         state.withLock { token = nil }
     }
 
-    private func authenticate(_ credentials: EtcdStore.Credentials) throws -> String {
+    private func authenticate(_ credentials: EtcdStore.Credentials, deadline: Date?) throws -> String {
         let answer = try call(
-            "auth/authenticate", ["name": credentials.user, "password": credentials.password], authorized: false)
+            "auth/authenticate", ["name": credentials.user, "password": credentials.password], authorized: false,
+            deadline: deadline)
         guard let token = answer["token"] as? String else {
             throw Failure(description: "etcd gave no token for the user \(credentials.user)")
         }
@@ -60,33 +58,25 @@ final class EtcdClient: @unchecked Sendable {
         return token
     }
 
-    /// Runs `body` with every request ending by `deadline`.
-    func withDeadline<Result>(_ deadline: Date, _ body: () throws -> Result) rethrows -> Result {
-        state.withLock { self.deadline = deadline }
-        defer { state.withLock { self.deadline = nil } }
-        return try body()
-    }
-
-    /// The time the next attempt may take: `timeout`, or less before a deadline.
-    private func attemptTimeout() -> TimeInterval {
-        guard let deadline = state.withLock({ deadline }) else { return timeout }
-        return min(timeout, deadline.timeIntervalSinceNow)
-    }
-
-    /// POSTs `body` to `/v3/<path>` and returns the decoded answer, trying each endpoint in turn.
-    func call(_ path: String, _ body: [String: Any], authorized: Bool = true) throws -> [String: Any] {
+    /// POSTs `body` to `/v3/<path>` and returns the decoded answer, trying each endpoint in turn, each for at
+    /// most `timeout`, and none past `deadline` (creating a store waits at most three timeouts in all, however
+    /// many endpoints there are).
+    func call(
+        _ path: String, _ body: [String: Any], authorized: Bool = true, deadline: Date? = nil
+    ) throws -> [String: Any] {
         let data = try JSONSerialization.data(withJSONObject: body)
         var problems: [String] = []
         let start = state.withLock { current }
         for offset in 0..<endpoints.count {
             let index = (start + offset) % endpoints.count
             let endpoint = endpoints[index]
-            guard attemptTimeout() > 0 else {
+            let attemptEnd = min(Date().addingTimeInterval(timeout), deadline ?? .distantFuture)
+            guard attemptEnd.timeIntervalSinceNow > 0 else {
                 problems.append("\(endpoint.absoluteString): not tried, the time limit was reached")
                 continue
             }
             do {
-                let answer = try send(data, to: endpoint, path: path, authorized: authorized)
+                let answer = try send(data, to: endpoint, path: path, authorized: authorized, until: attemptEnd)
                 state.withLock { current = index }
                 return answer
             } catch let error as ServerError
@@ -96,8 +86,10 @@ final class EtcdClient: @unchecked Sendable {
                 // An expired token: authenticate again, once, and retry on this endpoint.
                 guard authorized, let credentials else { throw error }
                 state.withLock { token = nil }
-                _ = try authenticate(credentials)
-                let answer = try send(data, to: endpoint, path: path, authorized: authorized)
+                _ = try authenticate(credentials, deadline: deadline)
+                let answer = try send(
+                    data, to: endpoint, path: path, authorized: authorized,
+                    until: min(Date().addingTimeInterval(timeout), deadline ?? .distantFuture))
                 state.withLock { current = index }
                 return answer
             } catch let error as ServerError where error.status < 500 {
@@ -109,12 +101,13 @@ final class EtcdClient: @unchecked Sendable {
         throw Failure(description: "no etcd endpoint answered (\(problems.joined(separator: "; ")))")
     }
 
-    private func send(_ data: Data, to endpoint: URL, path: String, authorized: Bool) throws -> [String: Any] {
+    private func send(
+        _ data: Data, to endpoint: URL, path: String, authorized: Bool, until end: Date
+    ) throws -> [String: Any] {
         var headers: [String: String] = [:]
-        if authorized, let token = try authorization() { headers["Authorization"] = token }
+        if authorized, let token = try authorization(deadline: end) { headers["Authorization"] = token }
         let (status, body) = try HTTPConnection.post(
-            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers,
-            timeout: max(0.001, attemptTimeout()))
+            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers, until: end)
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         guard status == 200 else {
             let message =

@@ -14,8 +14,8 @@ import StorableConfig
 ///
 /// Each setting is one etcd key, the prefix followed by the setting's key byte for byte, whose value is the
 /// setting's JSON text, so `etcdctl get` shows readable JSON and `etcdctl put` of JSON text works. It speaks
-/// etcd's v3 JSON gateway over URLSession (plain http on loopback and private networks; https where
-/// URLSession supports it).
+/// etcd's v3 JSON gateway over plain `http://` (loopback and private networks), with a small HTTP/1.1 client of
+/// its own: on Linux, URLSession stops the process on etcd's error answers. https is not supported.
 ///
 /// - **Reads** come from a local cache, filled by one range read of the prefix and kept current by one watch
 ///   on the prefix that starts at that read's revision + 1, so no change between the two is missed.
@@ -162,7 +162,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         idleLimit = watchIdleLimit
         client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
         do {
-            try client.withDeadline(Date().addingTimeInterval(3 * timeout)) { _ = try readAll() }
+            try readAll(deadline: Date().addingTimeInterval(3 * timeout))
         } catch let error as EtcdClient.ServerError {
             throw StorableConfigError.reloadFailed(store: description, reason: "\(error)")
         } catch {
@@ -216,6 +216,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     }
 
     private func watcherToStop() -> EtcdWatcher? { lock.withLock { watcher } }
+
+    /// The watcher, for the tests.
+    var watcherObject: EtcdWatcher? { lock.withLock { watcher } }
 
     // MARK: ConfigStore
 
@@ -299,13 +302,13 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// Reads the whole prefix into the cache and returns the keys whose values changed.
     @discardableResult
-    func readAll() throws -> Set<String> {
+    func readAll(deadline: Date? = nil) throws -> Set<String> {
         let answer = try client.call(
             "kv/range",
             [
                 "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
                 "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-            ])
+            ], deadline: deadline)
         let header = answer["header"] as? [String: Any]
         let readRevision = EtcdClient.int(header?["revision"])
         var found: [String: (text: String?, revision: Int64)] = [:]
@@ -315,12 +318,14 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
                 (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
         }
         return lock.withLock {
+            // A key this store wrote, or the watch brought, after the read's revision keeps its newer value.
             var changed: Set<String> = []
-            for (key, entry) in cache where entry.text != nil && found[key] == nil {
+            for (key, entry) in cache where entry.text != nil && found[key] == nil && entry.revision <= readRevision {
                 changed.insert(key)
                 cache[key] = (nil, readRevision)
             }
             for (key, entry) in found where cache[key]?.text != entry.text {
+                if let cached = cache[key], cached.revision > readRevision { continue }
                 changed.insert(key)
                 cache[key] = entry
             }
@@ -375,7 +380,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         let answer: [String: Any]
         do {
             answer = try client.call("kv/txn", body)
-        } catch let error as EtcdClient.ServerError where error.message.contains("too large") {
+        } catch let error as EtcdClient.ServerError
+            where error.message.contains("too large") || error.message.contains("larger than max")
+            || error.status == 413 || error.status == 429
+        {
             let sizes = texts.sorted { $0.value.utf8.count > $1.value.utf8.count }.prefix(3).map {
                 "\(prefix + $0.key) is \($0.value.utf8.count) bytes of JSON text"
             }
@@ -389,7 +397,8 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         if !compares.isEmpty, (answer["succeeded"] as? Bool) != true { return false }
         let committed = EtcdClient.int((answer["header"] as? [String: Any])?["revision"])
         lock.withLock {
-            ownRevisions.insert(committed)
+            // Unless the watch has already brought (and announced) it.
+            if committed > revision { ownRevisions.insert(committed) }
             for (key, text) in texts where (cache[key]?.revision ?? 0) < committed { cache[key] = (text, committed) }
             for key in deletes where (cache[key]?.revision ?? 0) < committed { cache[key] = (nil, committed) }
         }
@@ -421,11 +430,24 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
                     cache[key] = (isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", eventRevision)
                 }
                 revision = max(revision, eventRevision)
-                return ownRevisions.remove(eventRevision) == nil
+                // Every key of one of our transactions shares its revision: all of them are ours.
+                return !ownRevisions.contains(eventRevision)
             }
             if announce { storageDidChange(forKeys: [key]) }
         }
-        lock.withLock { revision = max(revision, headerRevision) }
+        lock.withLock {
+            revision = max(revision, headerRevision)
+            ownRevisions = ownRevisions.filter { $0 > revision }
+        }
+    }
+
+    /// A progress notification: etcd sends one only to a watch that has every event up to `headerRevision`,
+    /// so the watch may resume after it.
+    func takeProgress(headerRevision: Int64) {
+        lock.withLock {
+            revision = max(revision, headerRevision)
+            ownRevisions = ownRevisions.filter { $0 > revision }
+        }
     }
 
     /// The revision the watch resumes after.

@@ -17,12 +17,15 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// What the watch has done so far, for the tests.
     struct Counts {
-        /// Watches established (the first, and one after each failover, compaction or idle limit).
+        /// Watches etcd created (the first, and one after each failover, compaction or idle limit; a watch it
+        /// cancels at once for a compaction is counted too).
         var watchesOpened = 0
         /// Progress notifications received: lines with no event, which keep a quiet watch's connection busy.
         var progressNotifications = 0
         /// Fresh reads of the prefix after a compaction canceled the watch.
         var resynchronisations = 0
+        /// Watches refused for a token or a permission.
+        var watchesRefused = 0
     }
 
     /// A watch with no event is kept alive by etcd's progress notifications (every 10 minutes by default);
@@ -49,17 +52,25 @@ final class EtcdWatcher: @unchecked Sendable {
             return self.connection
         }
         connection?.shutdownNow()
+        wakeUp.signal()
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
+    /// Ends the wait between two watches when the watcher is stopped.
+    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Between two watches refused for permission once it has been reported: no tight loop of authentications.
+    static let refusedDelay: TimeInterval = 30
 
     private func run() {
         var delay: TimeInterval = 0.05
         while !isStopped {
             if watchOnce() { delay = 0.05 }
             guard !isStopped else { return }
-            lock.withLock { endpointIndex += 1 }
-            Thread.sleep(forTimeInterval: delay)
+            let refused = lock.withLock { () -> Bool in
+                endpointIndex += 1
+                return deniedInARow >= 2
+            }
+            _ = wakeUp.wait(timeout: .now() + (refused ? Self.refusedDelay : delay))
             delay = min(delay * 2, 1)
         }
     }
@@ -71,9 +82,12 @@ final class EtcdWatcher: @unchecked Sendable {
     /// nobody uses any more goes away during a quiet watch, and its `deinit` stops this watcher.
     private func watchOnce() -> Bool {
         guard let (endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
+        // Until etcd says the watch is created, a member gets the client's timeout to answer, not the idle limit.
+        let progress = WatchProgress()
+        let firstLineLimit = client.timeout
         guard
             let connection = try? HTTPConnection(
-                to: endpoint, timeout: client.timeout, idleTimeout: { idleLimit })
+                to: endpoint, timeout: client.timeout, idleTimeout: { progress.opened ? idleLimit : firstLineLimit })
         else { return false }
         let proceed = lock.withLock { () -> Bool in
             guard !stopped else { return false }
@@ -82,7 +96,6 @@ final class EtcdWatcher: @unchecked Sendable {
         }
         guard proceed else { return false }
         defer { lock.withLock { self.connection = nil } }
-        var established = false
         var pending: [UInt8] = []
         var status = 0
         var refused = ""
@@ -95,10 +108,20 @@ final class EtcdWatcher: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = Data(pending[0..<newline])
                     pending.removeFirst(newline + 1)
-                    if let store, take(line, store: store) {
-                        if !established { lock.withLock { counts.watchesOpened += 1 } }
-                        established = true
-                    } else {
+                    guard let store else {
+                        connection.shutdownNow()
+                        return
+                    }
+                    switch take(line, store: store) {
+                    case .created:
+                        progress.opened = true
+                        lock.withLock { counts.watchesOpened += 1 }
+                    case .carryOn:
+                        break
+                    case .canceled:
+                        progress.canceled = true
+                        connection.shutdownNow()
+                    case .refused:
                         refused += String(decoding: line, as: UTF8.self)
                         connection.shutdownNow()
                     }
@@ -108,22 +131,31 @@ final class EtcdWatcher: @unchecked Sendable {
             // The member went away, or was told to: the loop moves to the next one.
         }
         refused += String(decoding: pending, as: UTF8.self)
-        if established {
+        if progress.opened {
             lock.withLock { deniedInARow = 0 }
         } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
             deniedWatch(refused)
         }
-        return established
+        // A watch canceled at once (a compaction) does not count as established: the wait before the next one
+        // keeps growing if that keeps happening.
+        return progress.opened && !progress.canceled
+    }
+
+    /// What one watch has seen so far; read by the connection's idle timeout.
+    private final class WatchProgress {
+        var opened = false
+        var canceled = false
     }
 
     /// A watch refused for its token: etcd forgets a token that has not been used for `--auth-token-ttl`
     /// (5 minutes by default), and a quiet watch uses its token only when it opens. The next watch
     /// authenticates again; if that one is refused too, the user may not read the prefix, which is reported
-    /// once (until a watch is established again).
+    /// once (until a watch is established again), and the watch is tried every ``refusedDelay`` seconds.
     private func deniedWatch(_ answer: String) {
         client.forgetToken()
         let count = lock.withLock {
             deniedInARow += 1
+            counts.watchesRefused += 1
             return deniedInARow
         }
         guard count == 2, let store else { return }
@@ -161,28 +193,44 @@ final class EtcdWatcher: @unchecked Sendable {
         return (endpoint, headers, body, store.watchIdleLimit)
     }
 
-    /// Takes one line of the stream; returns `false` when the watch must be opened again.
-    private func take(_ line: Data, store: EtcdStorage) -> Bool {
+    /// What a line of the stream means for the watch.
+    private enum LineOutcome {
+        /// etcd created the watch.
+        case created
+        /// Events or a progress notification: the watch goes on.
+        case carryOn
+        /// etcd canceled the watch (after a compaction, the store has read the prefix again).
+        case canceled
+        /// An error, or a watch canceled as soon as asked for (a token or a permission etcd refuses).
+        case refused
+    }
+
+    /// Takes one line of the stream.
+    private func take(_ line: Data, store: EtcdStorage) -> LineOutcome {
         guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
             let result = object["result"] as? [String: Any]
         else {
             // An error line: the member cannot serve the watch (no leader, a bad token).
-            return false
+            return .refused
         }
+        let created = (result["created"] as? Bool) == true
         if (result["canceled"] as? Bool) == true {
             if EtcdClient.int(result["compact_revision"]) > 0 {
                 lock.withLock { counts.resynchronisations += 1 }
                 store.resynchronise()
+                return .canceled
             }
-            return false
+            return created ? .refused : .canceled
         }
+        if created { return .created }
         let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
         let events = result["events"] as? [[String: Any]] ?? []
         if !events.isEmpty {
             store.take(events: events, headerRevision: headerRevision)
-        } else if (result["created"] as? Bool) != true {
+        } else {
             lock.withLock { counts.progressNotifications += 1 }
+            store.takeProgress(headerRevision: headerRevision)
         }
-        return true
+        return .carryOn
     }
 }

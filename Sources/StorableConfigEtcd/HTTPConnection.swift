@@ -121,7 +121,7 @@ final class HTTPConnection {
     /// Reads more bytes into the buffer; `false` at the end of the stream.
     private func fill() throws -> Bool {
         guard Self.wait(descriptor, events: Int16(POLLIN), timeout: deadline()) else {
-            throw Failure(description: "no answer within \(deadline()) s")
+            throw Failure(description: "no answer in time")
         }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
@@ -199,11 +199,12 @@ final class HTTPConnection {
         return status
     }
 
-    /// One POST and its whole answer.
+    /// One POST and its whole answer, all of it by `end`: the connection, the request and the answer.
     static func post(
-        _ url: URL, path: String, body: Data, headers: [String: String], timeout: TimeInterval
+        _ url: URL, path: String, body: Data, headers: [String: String], until end: Date
     ) throws -> (status: Int, body: Data) {
-        let connection = try HTTPConnection(to: url, timeout: timeout, idleTimeout: { timeout })
+        let remaining = { max(0, end.timeIntervalSinceNow) }
+        let connection = try HTTPConnection(to: url, timeout: remaining(), idleTimeout: remaining)
         let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? (url.host ?? "")
         try connection.sendPost(host: host, path: path, body: body, headers: headers)
         var data = Data()

@@ -80,6 +80,15 @@ func urlSessionPut(_ session: URLSession, _ url: URL, key: String, value: String
     done.wait()
 }
 
+func urlSessionDelete(_ session: URLSession, _ url: URL, key: String) {
+    var request = URLRequest(url: url.appendingPathComponent("v3/kv/deleterange"))
+    request.httpMethod = "POST"
+    request.httpBody = try! JSONSerialization.data(withJSONObject: ["key": Data(key.utf8).base64EncodedString()])
+    let done = DispatchSemaphore(value: 0)
+    session.dataTask(with: request) { _, _, _ in done.signal() }.resume()
+    done.wait()
+}
+
 func median(_ samples: [Double]) -> Double {
     let sorted = samples.sorted()
     return sorted[sorted.count / 2]
@@ -104,21 +113,41 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
     }
     let config = BenchConfig(store: store)
     let memory = BenchConfig(store: InMemoryStore())
+    // A change that never reaches the other process must not hang the run.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 600) {
+        FileHandle.standardError.write(Data("the etcd figures took over 10 minutes: stopped\n".utf8))
+        exit(1)
+    }
     let rounds = quick ? 30 : 300
     var rows: [Row] = []
 
     // Assignments and bare puts, alternated so that both see the same cluster.
     let session = URLSession(configuration: .ephemeral)
-    let bareKey = prefix + "bare"
+    // Outside the watched prefix, so that the store's watch does not announce the bare puts.
+    let bareKey = "storable-config-benchmarks-bare-\(getpid())"
     var ours: [Double] = []
     var bare: [Double] = []
-    for round in -10..<rounds {
-        var start = monotonicNanoseconds()
+    func assignment(_ round: Int) -> Double {
+        let start = monotonicNanoseconds()
         config.count = round
-        let oursTime = Double(monotonicNanoseconds() - start)
-        start = monotonicNanoseconds()
+        return Double(monotonicNanoseconds() - start)
+    }
+    func barePut(_ round: Int) -> Double {
+        let start = monotonicNanoseconds()
         urlSessionPut(session, url, key: bareKey, value: String(round))
-        let bareTime = Double(monotonicNanoseconds() - start)
+        return Double(monotonicNanoseconds() - start)
+    }
+    for round in -10..<rounds {
+        // Alternated: neither always goes first.
+        var oursTime = 0.0
+        var bareTime = 0.0
+        if round & 1 == 0 {
+            oursTime = assignment(round)
+            bareTime = barePut(round)
+        } else {
+            bareTime = barePut(round)
+            oursTime = assignment(round)
+        }
         // The first rounds open connections and warm both paths.
         if round >= 0 {
             ours.append(oursTime)
@@ -152,7 +181,7 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
 
     // An assignment here, seen by an observer in another process.
     let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    child.executableURL = Bundle.main.executableURL
     child.arguments = ["etcd-observer", url.absoluteString, prefix]
     let output = Pipe()
     let input = Pipe()
@@ -175,6 +204,11 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
     }
     try? input.fileHandleForWriting.close()
     child.waitUntilExit()
+    guard latencies.count == rounds else {
+        FileHandle.standardError.write(
+            Data("the observer process ended early (status \(child.terminationStatus))\n".utf8))
+        exit(1)
+    }
     rows.append(
         Row(
             operation: "assignment → observer in another process (etcd, median)", ours: median(latencies),
@@ -194,5 +228,6 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
     let done = DispatchSemaphore(value: 0)
     session.dataTask(with: request) { _, _, _ in done.signal() }.resume()
     done.wait()
+    urlSessionDelete(session, url, key: bareKey)
     return rows
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 import Testing
 
 @testable import StorableConfigEtcd
@@ -188,7 +189,7 @@ final class EtcdCluster: @unchecked Sendable {
         // Not URLSession: on Linux it stops the process on etcd's error answers (see HTTPConnection).
         let answer = try HTTPConnection.post(
             endpoint, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body), headers: headers,
-            timeout: 10)
+            until: Date().addingTimeInterval(10))
         return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
     }
 
@@ -230,4 +231,29 @@ final class EtcdCluster: @unchecked Sendable {
 
 struct EtcdTestError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// Every problem reported through `StorableConfig.errorHandler` while the tests run. Installed once, and
+/// passing each report on to the handler it replaced: the test targets share one process and one handler, so
+/// no test swaps it for a while (which would take reports away from tests running at the same time).
+enum EtcdReports {
+    private static let collected = Locked<[String]>([])
+    private static let installed: Bool = {
+        let previous = StorableConfig.errorHandler
+        StorableConfig.errorHandler = { error in
+            EtcdReports.collected.withLock { $0.append("\(error)") }
+            previous(error)
+        }
+        return true
+    }()
+
+    /// Starts collecting; call before the code under test runs.
+    static func install() {
+        _ = installed
+    }
+
+    /// The reports so far that mention `text` (a key or a prefix unique to the test).
+    static func mentioning(_ text: String) -> [String] {
+        collected.withLock { $0.filter { $0.contains(text) } }
+    }
 }

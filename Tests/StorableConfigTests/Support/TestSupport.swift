@@ -25,9 +25,12 @@ final class TemporaryDirectory {
 /// Every problem reported through `StorableConfig.errorHandler`, for tests to look up by key or path.
 enum ReportedErrors {
     private static let collected = Locked<[StorableConfigError]>([])
+    // Passes each report on to the handler it replaced: the test targets share one process and one handler.
     private static let installed: Bool = {
+        let previous = StorableConfig.errorHandler
         StorableConfig.errorHandler = { error in
             ReportedErrors.collected.withLock { $0.append(error) }
+            previous(error)
         }
         return true
     }()
