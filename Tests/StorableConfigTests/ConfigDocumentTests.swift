@@ -117,6 +117,38 @@ struct ConfigDocumentTests {
         ])
         #expect(throws: ConfigDocumentError.self) { try document.apply(to: [config]) }
     }
+
+    @Test func twoConfigsOfOneNameCannotShareADocument() throws {
+        let first = InMemoryStore()
+        let second = InMemoryStore()
+        let app = DocumentAppConfig(store: first)
+        app.userName = "first"
+        let elsewhere = DocumentAppConfig(store: second)
+        elsewhere.userName = "second"
+        // The same class on the same store twice is one config.
+        let twice = try ConfigDocument(exporting: [app, DocumentAppConfig(store: first)])
+        #expect(twice.configs["DocumentAppConfig"]?.settings["userName"] == .string("first"))
+        // Two classes of one name, or one class over two stores: which values would the entry hold?
+        for configs in [[app, elsewhere], [app, SameNamedAppConfig(store: first)]] as [[StorableConfig]] {
+            #expect {
+                _ = try ConfigDocument(exporting: configs)
+            } throws: { error in
+                guard case .ambiguous(let reason) = error as? ConfigDocumentError else { return false }
+                return reason.contains("'DocumentAppConfig'")
+            }
+        }
+        // And an import that could go to either is refused, changing neither.
+        let document = ConfigDocument(configs: [
+            "DocumentAppConfig": .init(namespace: "doc", schemaVersion: 0, settings: ["userName": .string("new")])
+        ])
+        #expect {
+            try document.apply(to: [app, elsewhere])
+        } throws: { error in
+            guard case .doesNotFit(let problems) = error as? ConfigDocumentError else { return false }
+            return problems.contains { $0.contains("'DocumentAppConfig' could be any of") }
+        }
+        #expect(app.userName == "first" && elsewhere.userName == "second")
+    }
 }
 
 final class DocumentAppConfig: StorableConfig {
@@ -124,6 +156,13 @@ final class DocumentAppConfig: StorableConfig {
     @Setting var userName = ""
     @Setting var hobbies: [String] = []
     @Setting var volume = 0.8
+}
+
+/// Another class that calls itself DocumentAppConfig.
+final class SameNamedAppConfig: StorableConfig {
+    override class var namespace: String { "other" }
+    override class var configName: String { "DocumentAppConfig" }
+    @Setting var userName = ""
 }
 
 final class DocumentOtherConfig: StorableConfig {

@@ -16,9 +16,16 @@ extension ConfigDocument {
         var planned: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)] = []
         for name in self.configs.keys.sorted() {
             guard let entry = self.configs[name] else { continue }
-            guard let config = Self.config(named: name, in: configs) else {
+            let matches = Self.configs(named: name, in: configs)
+            guard let config = matches.first else {
                 let known = configs.map { type(of: $0).configName }.sorted().joined(separator: ", ")
                 problems.append("unknown config '\(name)' (this program has \(known.isEmpty ? "none" : known))")
+                continue
+            }
+            if matches.count > 1 {
+                problems.append(
+                    "config '\(name)' could be any of \(matches.map(\.identityDescription).joined(separator: ", ")); "
+                        + "import into one of them")
                 continue
             }
             if let values = config.importedValues(entry, documentName: name, problems: &problems) {
@@ -78,9 +85,16 @@ extension ConfigDocument {
         }
     }
 
-    private static func config(named name: String, in configs: [StorableConfig]) -> StorableConfig? {
-        configs.first { type(of: $0).configName == name }
-            ?? configs.first { type(of: $0).previousConfigNames.contains(name) }
+    /// The configs that a document's config `name` is meant for: those of that name, else those that had it,
+    /// one per class and storage.
+    private static func configs(named name: String, in configs: [StorableConfig]) -> [StorableConfig] {
+        var named = configs.filter { type(of: $0).configName == name }
+        if named.isEmpty { named = configs.filter { type(of: $0).previousConfigNames.contains(name) } }
+        var distinct: [StorableConfig] = []
+        for config in named where !distinct.contains(where: { $0.isSameConfig(as: config) }) {
+            distinct.append(config)
+        }
+        return distinct
     }
 
     /// An identity that is no config's, so that every config bound to the storage takes the import.

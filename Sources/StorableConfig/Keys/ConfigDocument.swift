@@ -68,11 +68,21 @@ public struct ConfigDocument: Sendable, Equatable {
 
     /// The stored values of `configs`, read from their stores now. Secret settings are left out, and listed
     /// as left out (`secretsOmitted`), unless `includingSecrets` is set.
-    /// - Throws: ``ConfigDocumentError/unreadable(_:)`` if a store cannot be read.
+    /// - Throws: ``ConfigDocumentError/unreadable(_:)`` if a store cannot be read;
+    ///   ``ConfigDocumentError/ambiguous(_:)`` if two of `configs` share a ``StorableConfig/configName`` (two
+    ///   classes of one name, or one class over two stores), since a document names each config once.
     public init(exporting configs: [StorableConfig], includingSecrets: Bool = false) throws(ConfigDocumentError) {
         var covered: [String: Config] = [:]
+        var coveredBy: [String: StorableConfig] = [:]
         for config in configs {
             let type = type(of: config)
+            if let earlier = coveredBy[type.configName] {
+                if earlier.isSameConfig(as: config) { continue }
+                throw .ambiguous(
+                    "two of the configs are named '\(type.configName)' (\(earlier.identityDescription) and "
+                        + "\(config.identityDescription)); a document names each config once")
+            }
+            coveredBy[type.configName] = config
             let stored: [String: StoredValue]
             do {
                 stored = try config.store.values(forKeys: config.keys)
@@ -172,15 +182,31 @@ public enum ConfigDocumentError: Error, Sendable, Equatable, CustomStringConvert
     case notADocument(String)
     /// Entries of the document do not fit the configs: each problem names the config and setting.
     case doesNotFit([String])
+    /// Two configs given to an export share a name: two classes of one ``StorableConfig/configName``, or one
+    /// class over two stores.
+    case ambiguous(String)
 
     /// A full sentence, listing every problem.
     public var description: String {
         switch self {
         case .unreadable(let reason): "The settings document cannot be read: \(reason)."
         case .notADocument(let reason): "This is not a StorableConfig settings document: \(reason)."
+        case .ambiguous(let reason): "The settings document cannot be made: \(reason)."
         case .doesNotFit(let problems):
             "The settings document does not fit, so nothing was imported:\n"
                 + problems.map { "  - \($0)" }.joined(separator: "\n")
         }
+    }
+}
+
+extension StorableConfig {
+    /// Whether `other` is of the same class and bound to the same storage: the same settings, the same values.
+    func isSameConfig(as other: StorableConfig) -> Bool {
+        type(of: self) == type(of: other) && context.hub === other.context.hub
+    }
+
+    /// "com.example.app.AppConfig on <store>", to tell two configs of one name apart in a message.
+    var identityDescription: String {
+        "\(type(of: self).namespace).\(type(of: self).configName) (\(String(reflecting: type(of: self)))) on \(store)"
     }
 }
