@@ -301,16 +301,17 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     // MARK: Reading and writing
 
     /// Reads the whole prefix into the cache and returns the keys whose values changed.
+    /// (`revision` reads the prefix as it was then, as a read answered late would: for the tests.)
     @discardableResult
-    func readAll(deadline: Date? = nil) throws -> Set<String> {
-        let answer = try client.call(
-            "kv/range",
-            [
-                "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
-                "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-            ], deadline: deadline)
+    func readAll(deadline: Date? = nil, revision atRevision: Int64? = nil) throws -> Set<String> {
+        var request: [String: Any] = [
+            "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
+            "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
+        ]
+        if let atRevision { request["revision"] = String(atRevision) }
+        let answer = try client.call("kv/range", request, deadline: deadline)
         let header = answer["header"] as? [String: Any]
-        let readRevision = EtcdClient.int(header?["revision"])
+        let readRevision = atRevision ?? EtcdClient.int(header?["revision"])
         var found: [String: (text: String?, revision: Int64)] = [:]
         for kv in answer["kvs"] as? [[String: Any]] ?? [] {
             guard let fullKey = EtcdClient.text(base64: kv["key"]), fullKey.hasPrefix(prefix) else { continue }

@@ -46,6 +46,24 @@ extension EtcdStoreTests {
         hosts.cancel()
     }
 
+    @Test func aReadAnsweredLateDoesNotTakeBackANewerWrite() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "late/")
+        let limits = Limits(store: store)
+        limits.hosts = ["a"]
+        let before = try cluster.put("late/etcd.Limits.unrelated", "1")
+        limits.maxUploadMB = 70
+        limits.hosts = []
+        // A re-read of the prefix answered as of `before` (a compaction's re-read racing this store's writes):
+        // it must neither bring back the older values nor announce them.
+        let changed = try store.storage.readAll(revision: before)
+        #expect(!changed.contains("etcd.Limits.maxUploadMB") && !changed.contains("etcd.Limits.hosts"))
+        #expect(try store.value(forKey: "etcd.Limits.maxUploadMB") == .int(70))
+        #expect(try store.value(forKey: "etcd.Limits.hosts") == .array([]))
+        #expect(limits.maxUploadMB == 70 && limits.hosts == [])
+    }
+
     @Test func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
         guard EtcdCluster.unavailable == nil else { return }
         // etcd's notifications every second, against an idle limit of four: a quiet watch must stay the same.
