@@ -99,6 +99,23 @@ func percentile(_ samples: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
+/// `--etcd <url>`: prints EtcdStore's figures, and nothing else.
+func runEtcdFigures(_ arguments: [String], quick: Bool, machine: String) -> Never {
+    guard let index = arguments.firstIndex(of: "--etcd"), index + 1 < arguments.count,
+        let url = URL(string: arguments[index + 1])
+    else {
+        FileHandle.standardError.write(Data("--etcd needs a URL, such as http://127.0.0.1:2379\n".utf8))
+        exit(2)
+    }
+    let rows = etcdFigures(url, quick: quick)
+    if arguments.contains("--json") {
+        print(jsonText(rows, machine: machine))
+    } else {
+        printTable(rows, title: "EtcdStore benchmarks against \(url.absoluteString) (release build, \(machine))\n")
+    }
+    exit(0)
+}
+
 func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
     let prefix = "storable-config-benchmarks-\(getpid())/"
     let store: EtcdStore

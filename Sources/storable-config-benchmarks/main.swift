@@ -126,19 +126,7 @@ let profiles = (0..<8).map { Profile(name: "profile \($0)", age: $0, tags: ["a",
 
 let machine =
     "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
-if let index = arguments.firstIndex(of: "--etcd") {
-    guard index + 1 < arguments.count, let url = URL(string: arguments[index + 1]) else {
-        FileHandle.standardError.write(Data("--etcd needs a URL, such as http://127.0.0.1:2379\n".utf8))
-        exit(2)
-    }
-    let etcdRows = etcdFigures(url, quick: quick)
-    if arguments.contains("--json") {
-        print(jsonText(etcdRows, machine: machine))
-    } else {
-        printTable(etcdRows, title: "EtcdStore benchmarks against \(url.absoluteString) (release build, \(machine))\n")
-    }
-    exit(0)
-}
+if arguments.contains("--etcd") { runEtcdFigures(arguments, quick: quick, machine: machine) }
 
 var rows: [Row] = []
 let plain = PlainSettings()
