@@ -5,6 +5,8 @@ final class ConfigSchema: Sendable {
     let keys: [String]
     /// For each setting, the keys its value may have been stored under before, in search order.
     let earlierKeys: [[String]]
+    /// Whether some setting has earlier keys; read under the hub's lock for every config bound to the storage.
+    let hasEarlierKeys: Bool
     let indexByKey: [String: Int]
     /// Made once per class: a key path with an index argument is an allocation.
     // Key paths are immutable; the standard library does not declare them Sendable.
@@ -17,6 +19,7 @@ final class ConfigSchema: Sendable {
         self.names = names
         self.keys = keys
         self.earlierKeys = earlierKeys
+        hasEarlierKeys = earlierKeys.contains { !$0.isEmpty }
         var indexByKey: [String: Int] = [:]
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
@@ -59,12 +62,13 @@ final class ConfigSchema: Sendable {
             return cached
         }
         let className = String(describing: type)
+        let parts = ConfigKeyParts(type)
         var keys: [String] = []
         var earlierKeys: [[String]] = []
         var declarerByKey: [String: ReflectedSetting] = [:]
         for reflected in settings {
             let declared = reflected.setting.declaredKeys
-            let key = declared.currentKey(name: reflected.name, of: type)
+            let key = declared.currentKey(name: reflected.name, in: parts)
             if key.isEmpty {
                 throw StorableConfigError.invalidDeclaration(
                     className: className, property: reflected.name, reason: "its explicit key is empty")
@@ -81,7 +85,7 @@ final class ConfigSchema: Sendable {
             }
             declarerByKey[key] = reflected
             keys.append(key)
-            earlierKeys.append(declared.earlierKeys(name: reflected.name, of: type, current: key))
+            earlierKeys.append(declared.earlierKeys(name: reflected.name, in: parts, current: key))
         }
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
@@ -105,9 +109,6 @@ final class ConfigSchema: Sendable {
             }
         }
     }
-
-    /// Whether some setting has earlier keys.
-    var hasEarlierKeys: Bool { earlierKeys.contains { !$0.isEmpty } }
 
     /// The check of earlier keys against the settings of other classes whose configs use the same storage:
     /// an earlier key of either that is a current key of the other is a declaration error.
