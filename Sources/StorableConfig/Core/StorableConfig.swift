@@ -104,7 +104,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// The middle part of every key: the class's unqualified name, as `String(describing:)` gives it.
     ///
     /// Override it to keep keys stable when you rename the class, or to let two classes share settings.
-    open class var configName: String { String(describing: self) }
+    open class var configName: String { unqualifiedName(of: self) }
 
     /// Where this class's settings may be overridden from: environment variables and launch arguments (see
     /// ``ConfigOverrides``). By default ``defaultOverrides``, which is none unless set.

@@ -61,7 +61,7 @@ final class ConfigSchema: Sendable {
         if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
             return cached
         }
-        let className = String(describing: type)
+        let className = unqualifiedName(of: type)
         let parts = ConfigKeyParts(type)
         var keys: [String] = []
         var earlierKeys: [[String]] = []
