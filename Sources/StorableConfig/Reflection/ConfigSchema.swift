@@ -8,7 +8,7 @@ final class ConfigSchema: Sendable {
     /// Whether some setting has earlier keys; read under the hub's lock for every config bound to the storage.
     let hasEarlierKeys: Bool
     let indexByKey: [String: Int]
-    /// Made once per class: a key path with an index argument is an allocation.
+    /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
     // Key paths are immutable; the standard library does not declare them Sendable.
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
 
@@ -23,7 +23,7 @@ final class ConfigSchema: Sendable {
         var indexByKey: [String: Int] = [:]
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
-        observationKeyPaths = keys.indices.map { \ConfigContext.[observed: ObservedSetting(index: $0)] }
+        observationKeyPaths = ObservedSetting.keyPaths(count: keys.count)
     }
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])
