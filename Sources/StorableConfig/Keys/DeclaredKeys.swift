@@ -13,7 +13,7 @@ struct DeclaredKeys: Sendable {
 
     /// The key of the property `name` of a config whose class has the key parts `parts`.
     func currentKey(name: String, in parts: ConfigKeyParts) -> String {
-        key ?? "\(parts.namespace).\(parts.configName).\(name)"
+        key ?? parts.prefix + name
     }
 
     /// The keys the setting may have held its value under before, in the order they are searched: its
@@ -42,6 +42,8 @@ struct DeclaredKeys: Sendable {
 struct ConfigKeyParts {
     let namespace: String
     let configName: String
+    /// `"<namespace>.<configName>."`, which a derived key starts with.
+    let prefix: String
     /// The namespace, then the previous namespaces.
     let namespaces: [String]
     /// The config name, then the previous config names.
@@ -50,6 +52,7 @@ struct ConfigKeyParts {
     init(_ type: StorableConfig.Type) {
         namespace = type.namespace
         configName = type.configName
+        prefix = "\(namespace).\(configName)."
         namespaces = [namespace] + type.previousNamespaces
         configNames = [configName] + type.previousConfigNames
     }

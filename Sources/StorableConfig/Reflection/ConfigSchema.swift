@@ -20,7 +20,8 @@ final class ConfigSchema: Sendable {
         self.keys = keys
         self.earlierKeys = earlierKeys
         hasEarlierKeys = earlierKeys.contains { !$0.isEmpty }
-        var indexByKey: [String: Int] = [:]
+        // Sized once: growing a dictionary to 100 entries rehashes it eight times.
+        var indexByKey = [String: Int](minimumCapacity: keys.count)
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
         observationKeyPaths = ObservedSetting.keyPaths(count: keys.count)
@@ -64,8 +65,10 @@ final class ConfigSchema: Sendable {
         let className = unqualifiedName(of: type)
         let parts = ConfigKeyParts(type)
         var keys: [String] = []
+        keys.reserveCapacity(settings.count)
         var earlierKeys: [[String]] = []
-        var declarerByKey: [String: ReflectedSetting] = [:]
+        earlierKeys.reserveCapacity(settings.count)
+        var declarerByKey = [String: ReflectedSetting](minimumCapacity: settings.count)
         for reflected in settings {
             let declared = reflected.setting.declaredKeys
             let key = declared.currentKey(name: reflected.name, in: parts)
