@@ -6,7 +6,8 @@ extension Setting: SettingBox {
         let binding = SettingBinding(context: context, schema: schema, index: index)
         let removesOnNil = traits.isNil?(defaultValue) ?? false
         locked {
-            self.traits = traits
+            // Not through `traits`, whose `Optional.map` looks up two generic types in unspecialised code.
+            unmanagedTraits = Unmanaged.passUnretained(traits)
             self.removesOnNil = removesOnNil
             self.binding = binding
             bindingForReads = Unmanaged.passUnretained(binding)

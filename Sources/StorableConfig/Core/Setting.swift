@@ -39,9 +39,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // unspecialised code) would add nothing: `@exclusivity(unchecked)` throughout.
     @usableFromInline @exclusivity(unchecked) var value: Value
     @exclusivity(unchecked) var declaredDefault: Value
-    @usableFromInline @exclusivity(unchecked) var hasStoredValue = false
-    /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
-    @usableFromInline @exclusivity(unchecked) var removesOnNil = false
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
     /// configs converge on the store's last value.
     @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
@@ -59,28 +56,25 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
     @usableFromInline @exclusivity(unchecked) var observerCount = 0
+    /// What the declaration says beyond the default (keys, a check, secrecy) and an override: `nil` for a plain
+    /// `@Setting var x = 0` that nothing overrides, which so spends one reference on them (see SettingExtras).
+    /// Set in the initializer, or once in the config's initializer by an override, before the config is bound
+    /// to its storage or returned, and only read afterwards, so it is read without the lock.
+    @exclusivity(unchecked) var extras: SettingExtras<Value>?
+    // The flags last, together, so that they share the object's last word.
+    @usableFromInline @exclusivity(unchecked) var hasStoredValue = false
+    /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
+    @usableFromInline @exclusivity(unchecked) var removesOnNil = false
     /// Set when the config goes away; no observer can be added after it.
     @exclusivity(unchecked) var observationEnded = false
-    /// The explicit key and earlier names and keys given in the declaration; never changed.
-    let declaredKeys: DeclaredKeys
-    /// The range or check, and whether the value is secret; `nil` for neither. Never changed.
-    let rules: SettingRules<Value>?
-    /// The value an environment variable or launch argument gives, read in place of the stored value. Set once,
-    /// in the config's initializer before the config is bound to its storage or returned, and only read
-    /// afterwards, so it is read without the lock.
-    @exclusivity(unchecked) var overridden: SettingOverride<Value>?
-    /// Whether an assignment to the overridden setting was reported (once is enough).
-    @exclusivity(unchecked) var reportedOverriddenAssignment = false
     /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once,
-    /// like `overridden`, before anyone else can reach the setting.
+    /// like `extras`, before anyone else can reach the setting.
     @usableFromInline @exclusivity(unchecked) var assignmentHasRules = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
         value = wrappedValue
         declaredDefault = wrappedValue
-        declaredKeys = .derived
-        rules = nil
         SettingRegistration.register(self)
     }
 
@@ -88,8 +82,9 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     init(wrappedValue: Value, declaredKeys: DeclaredKeys, rules: SettingRules<Value>?) {
         value = wrappedValue
         declaredDefault = wrappedValue
-        self.declaredKeys = declaredKeys
-        self.rules = rules
+        if !declaredKeys.isDerived || rules != nil {
+            extras = SettingExtras(declaredKeys: declaredKeys, rules: rules)
+        }
         assignmentHasRules = rules?.check != nil
         SettingRegistration.register(self)
     }

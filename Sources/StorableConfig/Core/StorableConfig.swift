@@ -104,7 +104,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// The middle part of every key: the class's unqualified name, as `String(describing:)` gives it.
     ///
     /// Override it to keep keys stable when you rename the class, or to let two classes share settings.
-    open class var configName: String { String(describing: self) }
+    open class var configName: String { unqualifiedName(of: self) }
 
     /// Where this class's settings may be overridden from: environment variables and launch arguments (see
     /// ``ConfigOverrides``). By default ``defaultOverrides``, which is none unless set.
@@ -239,9 +239,12 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
                 }
             }
         }
-        for key in keys where !unreadable.contains(key) {
-            guard let index = schema.indexByKey[key] else { continue }
-            settings[index].load(values[key], typedValue: nil, version: version)
+        // In schema order, by position (no lookup of each key's index); hashing a key only where a set or
+        // dictionary holds something.
+        for (index, key) in schema.keys.enumerated() {
+            if let onlyKeys, !onlyKeys.contains(key) { continue }
+            if !unreadable.isEmpty, unreadable.contains(key) { continue }
+            settings[index].load(values.isEmpty ? nil : values[key], typedValue: nil, version: version)
         }
     }
 }

@@ -11,23 +11,23 @@ struct DeclaredKeys: Sendable {
 
     var isDerived: Bool { key == nil && previousNames.isEmpty && previousKeys.isEmpty }
 
-    /// The key of the property `name` of a config of `type`.
-    func currentKey(name: String, of type: StorableConfig.Type) -> String {
-        key ?? "\(type.namespace).\(type.configName).\(name)"
+    /// The key of the property `name` of a config whose class has the key parts `parts`.
+    func currentKey(name: String, in parts: ConfigKeyParts) -> String {
+        key ?? parts.prefix + name
     }
 
     /// The keys the setting may have held its value under before, in the order they are searched: its
     /// previous keys as written, then every combination of namespace, config name and property name (each the
     /// current one first, then the previous ones), except `current`. A setting with an explicit key has only
     /// its previous keys.
-    func earlierKeys(name: String, of type: StorableConfig.Type, current: String) -> [String] {
+    func earlierKeys(name: String, in parts: ConfigKeyParts, current: String) -> [String] {
+        // Nothing earlier to search, as for most settings: the only combination would be the current key.
+        if previousKeys.isEmpty, key != nil || (previousNames.isEmpty && !parts.hasPreviousNames) { return [] }
         var keys = previousKeys
         if key == nil {
-            let namespaces = [type.namespace] + type.previousNamespaces
-            let configNames = [type.configName] + type.previousConfigNames
             let names = [name] + previousNames
-            for namespace in namespaces {
-                for configName in configNames {
+            for namespace in parts.namespaces {
+                for configName in parts.configNames {
                     for name in names { keys.append("\(namespace).\(configName).\(name)") }
                 }
             }
@@ -35,4 +35,28 @@ struct DeclaredKeys: Sendable {
         var seen: Set<String> = [current]
         return keys.filter { seen.insert($0).inserted }
     }
+}
+
+/// The parts of a config class's keys, read from its class properties once per class rather than once per
+/// setting: its namespace and config name, and the earlier ones.
+struct ConfigKeyParts {
+    let namespace: String
+    let configName: String
+    /// `"<namespace>.<configName>."`, which a derived key starts with.
+    let prefix: String
+    /// The namespace, then the previous namespaces.
+    let namespaces: [String]
+    /// The config name, then the previous config names.
+    let configNames: [String]
+
+    init(_ type: StorableConfig.Type) {
+        namespace = type.namespace
+        configName = type.configName
+        prefix = "\(namespace).\(configName)."
+        namespaces = [namespace] + type.previousNamespaces
+        configNames = [configName] + type.previousConfigNames
+    }
+
+    /// Whether the class had another namespace or config name before.
+    var hasPreviousNames: Bool { namespaces.count > 1 || configNames.count > 1 }
 }

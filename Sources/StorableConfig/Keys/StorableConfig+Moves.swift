@@ -5,6 +5,8 @@ extension StorableConfig {
     /// key, when the current key holds nothing, and removes it from every earlier key that holds a readable
     /// value, in one write. A value of the wrong type at an earlier key is reported and left where it is.
     func moveValuesFromEarlierKeys() {
+        // Decided once per class, in the schema: most classes have no earlier keys at all.
+        guard schema.hasEarlierKeys else { return }
         let indices = schema.earlierKeys.indices.filter { !schema.earlierKeys[$0].isEmpty }
         guard !indices.isEmpty else { return }
         let keys = indices.flatMap { [schema.keys[$0]] + schema.earlierKeys[$0] }

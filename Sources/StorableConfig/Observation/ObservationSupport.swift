@@ -37,6 +37,27 @@ struct ObservedSetting: Hashable, Sendable {
     /// Whether the Observation framework has ever tracked a setting in this process.
     @inlinable
     static var isTracked: Bool { storable_config_observation_is_tracked() != 0 }
+
+    /// The key paths of positions `0..<count`. A key path names a position, not a class, so they are made once
+    /// per position for the process, each when a class first needs it, and shared: making one resolves its
+    /// argument's type and conformance from mangled names (about 9,000 instructions), which was a fifth of the
+    /// first instance of a 100-setting class when each class made its own. Only the missing positions are
+    /// made, outside the lock.
+    static func keyPaths(count: Int) -> [KeyPath<ConfigContext, Int>] {
+        let known = sharedKeyPaths.withLock { $0 }
+        if known.count >= count { return Array(known.prefix(count)) }
+        let made = (known.count..<count).map { index -> KeyPath<ConfigContext, Int> in
+            \ConfigContext.[observed: ObservedSetting(index: index)]
+        }
+        return sharedKeyPaths.withLock { shared in
+            // Another class may have added some meanwhile; `shared` only grows, and its first positions are
+            // those `known` had.
+            if shared.count < count { shared += made[(shared.count - known.count)...] }
+            return Array(shared.prefix(count))
+        }
+    }
+
+    private static let sharedKeyPaths = Locked<[KeyPath<ConfigContext, Int>]>([])
 }
 
 extension ConfigContext {

@@ -126,15 +126,18 @@ extension Setting {
 
     /// Finishes every observer: the config is going away. No observer can be added after.
     func endObservation() {
-        let ended = locked { () -> [ObservationState<Value>.Observer] in
-            observationEnded = true
-            guard let state = observation else { return [] }
-            let observers = state.observers
-            state.observers = []
-            state.observersGeneration &+= 1
-            observerCount = 0
-            return observers
+        lock.lock()
+        observationEnded = true
+        // Most settings were never observed: nothing to take, and no observer list (a generic type to look up).
+        guard let state = observation else {
+            lock.unlock()
+            return
         }
+        let ended = state.observers
+        state.observers = []
+        state.observersGeneration &+= 1
+        observerCount = 0
+        lock.unlock()
         for observer in ended { observer.onEnd?() }
     }
 }

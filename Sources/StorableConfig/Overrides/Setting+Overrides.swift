@@ -1,9 +1,16 @@
-/// An override's value and where it comes from.
-struct SettingOverride<Value> {
+/// An override's value and where it comes from. A class, so that reading whether a setting has one looks up
+/// no generic type.
+final class SettingOverride<Value> {
     let value: Value
     let source: SettingSource
     /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
     let origin: String
+
+    init(value: Value, source: SettingSource, origin: String) {
+        self.value = value
+        self.source = source
+        self.origin = origin
+    }
 }
 
 /// Text that an environment variable or launch argument gives for a setting.
@@ -36,8 +43,11 @@ extension Setting {
                     problem = reason
                 } else {
                     let override = SettingOverride(value: value, source: candidate.source, origin: candidate.origin)
+                    // Made outside the lock, for a setting whose declaration needed none.
+                    let extras = extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
                     let replaced = locked { () -> Value in
-                        overridden = override
+                        extras.overridden = override
+                        self.extras = extras
                         assignmentHasRules = true
                         defer { self.value = value }
                         return self.value
@@ -59,8 +69,9 @@ extension Setting {
     /// Reports, once, that an assignment to an overridden setting is stored but not read.
     func reportAssignment(overriddenBy override: SettingOverride<Value>) {
         let first = locked { () -> Bool in
-            defer { reportedOverriddenAssignment = true }
-            return !reportedOverriddenAssignment
+            guard let extras, !extras.reportedOverriddenAssignment else { return false }
+            extras.reportedOverriddenAssignment = true
+            return true
         }
         if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.origin)) }
     }

@@ -5,8 +5,10 @@ final class ConfigSchema: Sendable {
     let keys: [String]
     /// For each setting, the keys its value may have been stored under before, in search order.
     let earlierKeys: [[String]]
+    /// Whether some setting has earlier keys; read under the hub's lock for every config bound to the storage.
+    let hasEarlierKeys: Bool
     let indexByKey: [String: Int]
-    /// Made once per class: a key path with an index argument is an allocation.
+    /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
     // Key paths are immutable; the standard library does not declare them Sendable.
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
 
@@ -17,10 +19,12 @@ final class ConfigSchema: Sendable {
         self.names = names
         self.keys = keys
         self.earlierKeys = earlierKeys
-        var indexByKey: [String: Int] = [:]
+        hasEarlierKeys = earlierKeys.contains { !$0.isEmpty }
+        // Sized once: growing a dictionary to 100 entries rehashes it eight times.
+        var indexByKey = [String: Int](minimumCapacity: keys.count)
         for (index, key) in keys.enumerated() { indexByKey[key] = index }
         self.indexByKey = indexByKey
-        observationKeyPaths = keys.indices.map { \ConfigContext.[observed: ObservedSetting(index: $0)] }
+        observationKeyPaths = ObservedSetting.keyPaths(count: keys.count)
     }
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])
@@ -58,13 +62,16 @@ final class ConfigSchema: Sendable {
         if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
             return cached
         }
-        let className = String(describing: type)
+        let className = unqualifiedName(of: type)
+        let parts = ConfigKeyParts(type)
         var keys: [String] = []
+        keys.reserveCapacity(settings.count)
         var earlierKeys: [[String]] = []
-        var declarerByKey: [String: ReflectedSetting] = [:]
+        earlierKeys.reserveCapacity(settings.count)
+        var declarerByKey = [String: ReflectedSetting](minimumCapacity: settings.count)
         for reflected in settings {
             let declared = reflected.setting.declaredKeys
-            let key = declared.currentKey(name: reflected.name, of: type)
+            let key = declared.currentKey(name: reflected.name, in: parts)
             if key.isEmpty {
                 throw StorableConfigError.invalidDeclaration(
                     className: className, property: reflected.name, reason: "its explicit key is empty")
@@ -81,7 +88,7 @@ final class ConfigSchema: Sendable {
             }
             declarerByKey[key] = reflected
             keys.append(key)
-            earlierKeys.append(declared.earlierKeys(name: reflected.name, of: type, current: key))
+            earlierKeys.append(declared.earlierKeys(name: reflected.name, in: parts, current: key))
         }
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
@@ -105,9 +112,6 @@ final class ConfigSchema: Sendable {
             }
         }
     }
-
-    /// Whether some setting has earlier keys.
-    var hasEarlierKeys: Bool { earlierKeys.contains { !$0.isEmpty } }
 
     /// The check of earlier keys against the settings of other classes whose configs use the same storage:
     /// an earlier key of either that is a current key of the other is a declaration error.

@@ -9,7 +9,8 @@
 /// property initializer) changes the count, and the config falls back to `Mirror`.
 enum SettingRegistration {
     private final class ThreadList {
-        var settings: [any SettingBox] = []
+        // Only ever reached from its own thread: no dynamic exclusivity check.
+        @exclusivity(unchecked) var settings: [any SettingBox] = []
     }
 
     private static let threadList = ThreadLocal { ThreadList() }

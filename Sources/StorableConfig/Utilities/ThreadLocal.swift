@@ -8,8 +8,8 @@
 
 /// An object per thread, made on the thread's first use and released when the thread ends.
 final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
-    // `key` is set once; each thread only ever reaches its own object.
-    private var key = pthread_key_t()
+    // `key` is set once; each thread only ever reaches its own object. Read without a dynamic exclusivity check.
+    @exclusivity(unchecked) private var key = pthread_key_t()
     private let make: () -> Value
 
     init(_ make: @escaping () -> Value) {
