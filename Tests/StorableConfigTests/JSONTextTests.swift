@@ -39,6 +39,16 @@ struct JSONTextTests {
         #expect(try JSONText.parse(Data(#""\ud83d\ude00 \u00e9""#.utf8)) == .string("😀 é"))
     }
 
+    @Test func stringsAreWrittenWithExactlyTheEscapesJSONNeeds() {
+        let text = "a\"b\\c/d\n\r\t\u{08}\u{0C}\u{01}\u{1F}\u{7F} é 🎌"
+        #expect(
+            JSONText.string(from: .string(text), pretty: false)
+                == #""a\"b\\c/d\n\r\t\b\f\u0001\u001f\#u{7F} é 🎌""#)
+        #expect(
+            JSONText.string(from: .dictionary(["k\"": .array([.string("x"), .int(-1)])]), pretty: true)
+                == "{\n  \"k\\\"\": [\n    \"x\",\n    -1\n  ]\n}")
+    }
+
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"unterminated", "\"\\x\"", "\"\\ud800\"", "{} {}",
         "[\"a\nb\"]", "nul",

@@ -20,100 +20,117 @@ enum JSONText {
     /// `rawMembers` gives, for members of a top-level object, JSON text to write instead of the value: the
     /// text as it was read, for values that ``StoredValue`` cannot hold exactly (see ``parseObject(_:)``).
     static func string(from value: StoredValue, pretty: Bool, rawMembers: [String: String] = [:]) -> String {
-        var out = ""
+        String(decoding: bytes(from: value, pretty: pretty, rawMembers: rawMembers), as: UTF8.self)
+    }
+
+    /// Returns `value` as UTF-8 JSON text.
+    static func data(from value: StoredValue, pretty: Bool, rawMembers: [String: String] = [:]) -> Data {
+        Data(bytes(from: value, pretty: pretty, rawMembers: rawMembers))
+    }
+
+    /// The UTF-8 bytes of the text: written byte by byte into one buffer, since appending to a `String`
+    /// scalar by scalar cost about 500 instructions per byte of a settings file.
+    private static func bytes(from value: StoredValue, pretty: Bool, rawMembers: [String: String]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(value, to: &out, pretty: pretty, indent: 0, rawMembers: rawMembers)
         return out
     }
 
-    /// Returns `value` as UTF-8 JSON text.
-    static func data(from value: StoredValue, pretty: Bool) -> Data {
-        Data(string(from: value, pretty: pretty).utf8)
-    }
-
     private static func write(
-        _ value: StoredValue, to out: inout String, pretty: Bool, indent: Int, rawMembers: [String: String] = [:]
+        _ value: StoredValue, to out: inout [UInt8], pretty: Bool, indent: Int, rawMembers: [String: String] = [:]
     ) {
         switch value {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .int(let number): out += String(number)
-        case .uint(let number): out += String(number)
-        case .double(let number): writeDouble(number, to: &out)
+        case .null: append("null", to: &out)
+        case .bool(let flag): append(flag ? "true" : "false", to: &out)
+        case .int(let number): append(String(number), to: &out)
+        case .uint(let number): append(String(number), to: &out)
+        case .double(let number): append(text(of: number), to: &out)
         case .string(let text): writeString(text, to: &out)
         case .data(let bytes): writeString(bytes.base64EncodedString(), to: &out)
         case .date(let date): writeString(ISO8601Timestamp.string(from: date), to: &out)
         case .array(let items):
             guard !items.isEmpty else {
-                out += "[]"
+                append("[]", to: &out)
                 return
             }
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, pretty: pretty, indent: indent + 1)
                 write(item, to: &out, pretty: pretty, indent: indent + 1)
             }
             newline(&out, pretty: pretty, indent: indent)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .dictionary(let members):
             guard !members.isEmpty else {
-                out += "{}"
+                append("{}", to: &out)
                 return
             }
-            out += "{"
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
+            out.append(UInt8(ascii: "{"))
+            // The members sorted whole, so that no value is looked up again by its key.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, pretty: pretty, indent: indent + 1)
-                writeString(key, to: &out)
-                out += pretty ? ": " : ":"
-                if let raw = rawMembers[key] {
-                    out += raw
+                writeString(member.key, to: &out)
+                append(pretty ? ": " : ":", to: &out)
+                if !rawMembers.isEmpty, let raw = rawMembers[member.key] {
+                    append(raw, to: &out)
                 } else {
-                    write(members[key]!, to: &out, pretty: pretty, indent: indent + 1)
+                    write(member.value, to: &out, pretty: pretty, indent: indent + 1)
                 }
             }
             newline(&out, pretty: pretty, indent: indent)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout String, pretty: Bool, indent: Int) {
+    private static func append(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    private static func newline(_ out: inout [UInt8], pretty: Bool, indent: Int) {
         guard pretty else { return }
-        out += "\n"
-        out += String(repeating: "  ", count: indent)
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
     /// Non-finite numbers have no JSON form; they are written as the strings that `JSONEncoder`'s
     /// `convertToString` strategy and ``StoredValueConvertible`` understand.
-    static func writeDouble(_ number: Double, to out: inout String) {
-        if number.isNaN {
-            out += "\"NaN\""
-        } else if number.isInfinite {
-            out += number < 0 ? "\"-Infinity\"" : "\"Infinity\""
-        } else {
-            // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
-            out += number.description
-        }
+    static func text(of number: Double) -> String {
+        if number.isNaN { return "\"NaN\"" }
+        if number.isInfinite { return number < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
+        // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
+        return number.description
     }
 
-    private static func writeString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// Writes `text` quoted, escaping `"`, `\` and the control characters; runs of other bytes (UTF-8
+    /// sequences included, which never contain a byte below 0x80 that needs escaping) are copied whole.
+    private static func writeString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case 0x22: append("\\\"", to: &out)
+                case 0x5C: append("\\\\", to: &out)
+                case 0x0A: append("\\n", to: &out)
+                case 0x0D: append("\\r", to: &out)
+                case 0x09: append("\\t", to: &out)
+                case 0x08: append("\\b", to: &out)
+                case 0x0C: append("\\f", to: &out)
+                default:
+                    let hex = String(byte, radix: 16)
+                    append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex, to: &out)
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: Parsing

@@ -185,8 +185,7 @@ final class JSONFile: @unchecked Sendable {
                             }
                             permissions = existing
                         }
-                        var text = Data(
-                            JSONText.string(from: .dictionary(values), pretty: true, rawMembers: rawMembers).utf8)
+                        var text = JSONText.data(from: .dictionary(values), pretty: true, rawMembers: rawMembers)
                         text.append(0x0A)
                         stamp = try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
                         unwritten = [:]
