@@ -30,8 +30,9 @@ import Foundation
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // Every mutable property below is guarded by `lock`, which is this setting's alone (`binding`,
-    // `bindingForReads`, `traits` and `removesOnNil` are written once, by `bind`, in the config's initializer,
-    // before any other thread can reach the setting, so writes read them without it). Under it the code
+    // `bindingForReads`, `traits` and `removesOnNil` are written once, by `bind`, and `extras` and
+    // `assignmentHasRules` once by the declaration or an override, in the config's initializer, before any
+    // other thread can reach the setting, so writes read them without it). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
     @usableFromInline let lock = Lock()
@@ -58,8 +59,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var observerCount = 0
     /// What the declaration says beyond the default (keys, a check, secrecy) and an override: `nil` for a plain
     /// `@Setting var x = 0` that nothing overrides, which so spends one reference on them (see SettingExtras).
-    /// Set in the initializer, or once in the config's initializer by an override, before the config is bound
-    /// to its storage or returned, and only read afterwards, so it is read without the lock.
+    /// Set in the initializer, or once in the config's initializer by an override, before the config is attached
+    /// to its storage's hub or returned, and only read afterwards, so it is read without the lock.
     @exclusivity(unchecked) var extras: SettingExtras<Value>?
     // The flags last, together, so that they share the object's last word.
     @usableFromInline @exclusivity(unchecked) var hasStoredValue = false

@@ -8,7 +8,7 @@ final class SettingExtras<Value>: @unchecked Sendable {
     /// The range or check, and whether the value is secret; `nil` for neither. Never changed.
     let rules: SettingRules<Value>?
     /// The value an environment variable or launch argument gives, read in place of the stored value. Set once,
-    /// in the config's initializer before the config is bound to its storage or returned, and only read
+    /// in the config's initializer before the config is attached to its storage's hub or returned, and only read
     /// afterwards, so it is read without the lock.
     @exclusivity(unchecked) var overridden: SettingOverride<Value>?
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
