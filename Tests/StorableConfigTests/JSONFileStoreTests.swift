@@ -10,6 +10,31 @@ import Testing
 #endif
 
 struct JSONFileStoreTests {
+    @Test func theFileListsItsKeysSortedAsTheyComeAndGo() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        func keysInFile() throws -> [String] {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            return text.split(separator: "\n").compactMap { line in
+                line.split(separator: "\"").dropFirst().first.map(String.init)
+            }
+        }
+        try store.setValue(.int(1), forKey: "c")
+        try store.setValue(.int(2), forKey: "a")
+        #expect(try keysInFile() == ["a", "c"])
+        try store.setValue(.int(3), forKey: "b")
+        #expect(try keysInFile() == ["a", "b", "c"])
+        try store.setValue(.int(4), forKey: "b")
+        #expect(try keysInFile() == ["a", "b", "c"])
+        // The same number of keys, not the same keys.
+        try store.setValues(["aa": .int(5)], removingValuesForKeys: ["c"])
+        #expect(try keysInFile() == ["a", "aa", "b"])
+        try store.removeValue(forKey: "a")
+        #expect(try keysInFile() == ["aa", "b"])
+        #expect(try JSONFileStore(url: url).value(forKey: "b") == .int(4))
+    }
+
     @Test func theFileIsOneFlatSortedPrettyPrintedObject() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")

@@ -39,6 +39,15 @@ struct JSONTextTests {
         #expect(try JSONText.parse(Data(#""\ud83d\ude00 \u00e9""#.utf8)) == .string("😀 é"))
     }
 
+    @Test func integersAreWrittenAsSwiftPrintsThem() {
+        for number: Int64 in [.min, .min + 1, -1_000_000_007, -10, -9, -1, 0, 1, 9, 10, 99, 100, 12_345, .max] {
+            #expect(JSONText.string(from: .int(number), pretty: false) == String(number))
+        }
+        for number: UInt64 in [0, 9, 10, UInt64(Int64.max) + 1, .max] {
+            #expect(JSONText.string(from: .uint(number), pretty: false) == String(number))
+        }
+    }
+
     @Test func stringsAreWrittenWithExactlyTheEscapesJSONNeeds() {
         let text = "a\"b\\c/d\n\r\t\u{08}\u{0C}\u{01}\u{1F}\u{7F} é 🎌"
         #expect(

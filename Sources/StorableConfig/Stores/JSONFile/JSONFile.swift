@@ -11,6 +11,8 @@ final class JSONFile: @unchecked Sendable {
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     private var rawMembers: [String: String] = [:]
+    /// The keys of `values` in the order the file lists them, kept from one write to the next.
+    private var memberOrder: [String] = []
     private var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     private var externallyChanged: Set<String> = []
@@ -185,8 +187,7 @@ final class JSONFile: @unchecked Sendable {
                             }
                             permissions = existing
                         }
-                        var text = JSONText.data(from: .dictionary(values), pretty: true, rawMembers: rawMembers)
-                        text.append(0x0A)
+                        let text = JSONText.fileData(members: values, rawMembers: rawMembers, order: &memberOrder)
                         stamp = try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
                         unwritten = [:]
                     }
