@@ -16,19 +16,19 @@ enum JSONText {
     // MARK: Writing
 
     /// Returns `value` as JSON text; `pretty` indents by two spaces, one member per line.
-    ///
-    /// `rawMembers` gives, for members of a top-level object, JSON text to write instead of the value: the
-    /// text as it was read, for values that ``StoredValue`` cannot hold exactly (see ``parseObject(_:)``).
-    static func string(from value: StoredValue, pretty: Bool, rawMembers: [String: String] = [:]) -> String {
-        String(decoding: bytes(from: value, pretty: pretty, rawMembers: rawMembers), as: UTF8.self)
+    static func string(from value: StoredValue, pretty: Bool) -> String {
+        String(decoding: bytes(from: value, pretty: pretty), as: UTF8.self)
     }
 
     /// Returns `value` as UTF-8 JSON text.
-    static func data(from value: StoredValue, pretty: Bool, rawMembers: [String: String] = [:]) -> Data {
-        Data(bytes(from: value, pretty: pretty, rawMembers: rawMembers))
+    static func data(from value: StoredValue, pretty: Bool) -> Data {
+        Data(bytes(from: value, pretty: pretty))
     }
 
     /// A settings file's text: the object `members`, pretty, one member per line, sorted by key.
+    ///
+    /// `rawMembers` gives, for some members, JSON text to write instead of the value: the text as it was read,
+    /// for values that ``StoredValue`` cannot hold exactly (see ``parseObject(_:)``).
     ///
     /// `order` is the sorted key list of an earlier call, kept by the caller: while the keys stay the same it
     /// spares the sort (a third of the work for a file of a hundred settings), and it is updated when they
@@ -58,16 +58,14 @@ enum JSONText {
 
     /// The UTF-8 bytes of the text: written byte by byte into one buffer, since appending to a `String`
     /// scalar by scalar cost about 500 instructions per byte of a settings file.
-    private static func bytes(from value: StoredValue, pretty: Bool, rawMembers: [String: String]) -> [UInt8] {
+    private static func bytes(from value: StoredValue, pretty: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
-        write(value, to: &out, pretty: pretty, indent: 0, rawMembers: rawMembers)
+        write(value, to: &out, pretty: pretty, indent: 0)
         return out
     }
 
-    private static func write(
-        _ value: StoredValue, to out: inout [UInt8], pretty: Bool, indent: Int, rawMembers: [String: String] = [:]
-    ) {
+    private static func write(_ value: StoredValue, to out: inout [UInt8], pretty: Bool, indent: Int) {
         switch value {
         case .null: append("null", to: &out)
         case .bool(let flag): append(flag ? "true" : "false", to: &out)
@@ -94,15 +92,13 @@ enum JSONText {
             out.append(UInt8(ascii: "]"))
         case .dictionary(let members):
             // The members sorted whole, so that no value is looked up again by its key.
-            writeObject(
-                members.sorted(by: { $0.key < $1.key }), to: &out, pretty: pretty, indent: indent,
-                rawMembers: rawMembers)
+            writeObject(members.sorted(by: { $0.key < $1.key }), to: &out, pretty: pretty, indent: indent)
         }
     }
 
     private static func writeObject(
         _ members: [(key: String, value: StoredValue)], to out: inout [UInt8], pretty: Bool, indent: Int,
-        rawMembers: [String: String]
+        rawMembers: [String: String] = [:]
     ) {
         guard !members.isEmpty else {
             append("{}", to: &out)
