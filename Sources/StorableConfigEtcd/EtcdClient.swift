@@ -34,8 +34,6 @@ final class EtcdClient: @unchecked Sendable {
 
     var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
 
-    var currentEndpoint: URL { state.withLock { endpoints[current] } }
-
     func authorization(deadline: Date? = nil) throws -> String? {
         guard let credentials else { return nil }
         if let token = state.withLock({ token }) { return token }

@@ -32,7 +32,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         watchIdleLimit: TimeInterval
     ) throws {
         self.prefix = prefix
-        idleLimit = watchIdleLimit
+        self.watchIdleLimit = watchIdleLimit
         client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
         do {
             try readAll(deadline: Date().addingTimeInterval(3 * timeout))
@@ -80,7 +80,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
             watchIdleLimit: watchIdleLimit)
         return shared.withLock { storages in
             if let existing = storages[name]?.storage {
-                made.watcherToStop()?.stop()
+                made.watcherObject?.stop()
                 return existing
             }
             storages[name] = Weak(storage: made)
@@ -88,9 +88,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         }
     }
 
-    private func watcherToStop() -> EtcdWatcher? { lock.withLock { watcher } }
-
-    /// The watcher, for the tests.
+    /// The watcher: to stop one made in vain, and for the tests.
     var watcherObject: EtcdWatcher? { lock.withLock { watcher } }
 
     // MARK: ConfigStore
@@ -327,10 +325,8 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// The revision the watch resumes after.
     var watchRevision: Int64 { lock.withLock { revision } }
 
-    private let idleLimit: TimeInterval
-
     /// How long the watch waits for a byte before it takes the member for gone.
-    var watchIdleLimit: TimeInterval { idleLimit }
+    let watchIdleLimit: TimeInterval
 
     /// What the watch has done so far.
     var watchStatistics: EtcdWatcher.Counts { lock.withLock { watcher }?.statistics ?? .init() }

@@ -80,10 +80,13 @@ func urlSessionPut(_ session: URLSession, _ url: URL, key: String, value: String
     done.wait()
 }
 
-func urlSessionDelete(_ session: URLSession, _ url: URL, key: String) {
+/// Deletes `key`, or every key from `key` up to `rangeEnd`, through URLSession, waited for.
+func urlSessionDelete(_ session: URLSession, _ url: URL, key: String, rangeEnd: String? = nil) {
     var request = URLRequest(url: url.appendingPathComponent("v3/kv/deleterange"))
     request.httpMethod = "POST"
-    request.httpBody = try! JSONSerialization.data(withJSONObject: ["key": Data(key.utf8).base64EncodedString()])
+    var body = ["key": Data(key.utf8).base64EncodedString()]
+    if let rangeEnd { body["range_end"] = Data(rangeEnd.utf8).base64EncodedString() }
+    request.httpBody = try! JSONSerialization.data(withJSONObject: body)
     let done = DispatchSemaphore(value: 0)
     session.dataTask(with: request) { _, _, _ in done.signal() }.resume()
     done.wait()
@@ -236,15 +239,8 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
             ours: percentile(latencies, 0.9), baselineName: "budget", baseline: 5_000_000, target: nil))
 
     // Leave the cluster as it was.
-    var request = URLRequest(url: url.appendingPathComponent("v3/kv/deleterange"))
-    request.httpMethod = "POST"
-    let prefixEnd = Data(prefix.utf8.dropLast() + [UInt8(ascii: "0")]).base64EncodedString()
-    request.httpBody = try! JSONSerialization.data(withJSONObject: [
-        "key": Data(prefix.utf8).base64EncodedString(), "range_end": prefixEnd,
-    ])
-    let done = DispatchSemaphore(value: 0)
-    session.dataTask(with: request) { _, _, _ in done.signal() }.resume()
-    done.wait()
+    // The prefix ends in "/": its range ends at "0", the next character.
+    urlSessionDelete(session, url, key: prefix, rangeEnd: String(prefix.dropLast()) + "0")
     urlSessionDelete(session, url, key: bareKey)
     return rows
 }

@@ -20,11 +20,6 @@ enum JSONText {
         String(decoding: bytes(from: value, pretty: pretty), as: UTF8.self)
     }
 
-    /// Returns `value` as UTF-8 JSON text.
-    static func data(from value: StoredValue, pretty: Bool) -> Data {
-        Data(bytes(from: value, pretty: pretty))
-    }
-
     /// A settings file's text: the object `members`, pretty, one member per line, sorted by key.
     ///
     /// `rawMembers` gives, for some members, JSON text to write instead of the value: the text as it was read,
