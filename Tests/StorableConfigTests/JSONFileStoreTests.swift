@@ -202,6 +202,57 @@ struct JSONFileStoreTests {
         #expect(text.contains(#""plain": 0.5"#))
         #expect(text.contains(#""com.example.app.AppConfig.userName": "after""#))
         #expect(try JSONText.parse(Data(text.utf8)) != .null)
+        // A later write, which prints only the member it changes, keeps them too.
+        config.userName = "later"
+        let later = try String(contentsOf: url, encoding: .utf8)
+        #expect(later == text.replacingOccurrences(of: #""after""#, with: #""later""#))
+    }
+
+    /// A write prints only the members it changes and copies the others' lines from the write before: after
+    /// any sequence of sets, removals, batches and other processes' writes, the file must be exactly the
+    /// values printed whole.
+    @Test func theFileIsAlwaysExactlyItsValuesPrintedWhole() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let store = try JSONFileStore(url: url)
+        var expected: [String: StoredValue] = [:]
+        var random = SplitMix64(seed: 0x5EED)
+        // Keys that sort and escape in interesting ways; "é" twice, precomposed and as "e" + accent.
+        let keys = ["a", "aa", "B", "b", "z.1", "z.10", "z.2", "quote\"d", "tab\t", "\u{E9}", "e\u{301}", "日本", ""]
+        let values: [StoredValue] = [
+            .int(0), .int(-42), .string("x"), .string("line\nbreak \"q\""), .bool(true), .null, .double(0.1),
+            .array([.int(1), .array([])]), .dictionary(["k": .string("v"), "j": .dictionary([:])]),
+        ]
+        func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
+        for step in 0..<400 {
+            switch random.next() % 20 {
+            case 0..<11:
+                let (key, value) = (pick(keys), pick(values))
+                try store.setValue(value, forKey: key)
+                expected[key] = value
+            case 11..<15:
+                let key = pick(keys)
+                try store.removeValue(forKey: key)
+                expected[key] = nil
+            case 15..<18:
+                var set: [String: StoredValue] = [:]
+                for _ in 0..<3 { set[pick(keys)] = pick(values) }
+                let removed = [pick(keys)].filter { set[$0] == nil }
+                try store.setValues(set, removingValuesForKeys: removed)
+                for key in removed { expected[key] = nil }
+                for (key, value) in set { expected[key] = value }
+            default:
+                // Another process writes a value, and the next write merges it.
+                expected[pick(keys)] = pick(values)
+                try Data((StoredValue.dictionary(expected).jsonText(pretty: true) + "\n").utf8).write(
+                    to: url, options: .atomic)
+                try store.setValue(.int(Int64(step)), forKey: "a")
+                expected["a"] = .int(Int64(step))
+            }
+            // Bytes, not strings: two spellings of "é" are equal strings.
+            let printed = Data((StoredValue.dictionary(expected).jsonText(pretty: true) + "\n").utf8)
+            try #require(try Data(contentsOf: url) == printed, "step \(step)")
+        }
     }
 
     @Test func aForeignNumberThisProcessOverwritesIsWrittenAsTheNewValue() throws {

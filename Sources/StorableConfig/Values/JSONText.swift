@@ -20,34 +20,38 @@ enum JSONText {
         String(decoding: bytes(from: value, pretty: pretty), as: UTF8.self)
     }
 
-    /// A settings file's text: the object `members`, pretty, one member per line, sorted by key.
-    ///
-    /// `rawMembers` gives, for some members, JSON text to write instead of the value: the text as it was read,
-    /// for values that ``StoredValue`` cannot hold exactly (see ``parseObject(_:)``).
-    ///
-    /// `order` is the sorted key list of an earlier call, kept by the caller: while the keys stay the same it
-    /// spares the sort (a third of the work for a file of a hundred settings), and it is updated when they
-    /// change.
-    static func fileData(
-        members: [String: StoredValue], rawMembers: [String: String], order: inout [String]
-    ) -> Data {
-        var sorted: [(key: String, value: StoredValue)] = []
-        sorted.reserveCapacity(members.count)
-        if order.count == members.count {
-            // The same count and every key present: the same keys.
-            for key in order {
-                guard let value = members[key] else { break }
-                sorted.append((key, value))
-            }
-        }
-        if sorted.count != members.count {
-            sorted = members.sorted(by: { $0.key < $1.key })
-            order = sorted.map(\.key)
-        }
+    /// One member of a settings file as the file prints it: two spaces, the quoted key, `": "` and the value,
+    /// pretty, one level in; or, for a value that ``StoredValue`` cannot hold exactly, `raw`, the member's
+    /// text as it was read (see ``parseObject(_:)``).
+    static func memberLine(key: String, value: StoredValue, raw: String?) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
-        writeObject(sorted, to: &out, pretty: true, indent: 0, rawMembers: rawMembers)
-        out.append(UInt8(ascii: "\n"))
+        out.reserveCapacity(key.utf8.count + 24)
+        append("  ", to: &out)
+        writeString(key, to: &out)
+        append(": ", to: &out)
+        if let raw {
+            append(raw, to: &out)
+        } else {
+            write(value, to: &out, pretty: true, indent: 1)
+        }
+        return out
+    }
+
+    /// A settings file's text from its members' lines (``memberLine(key:value:raw:)``) in the file's order:
+    /// the same bytes as the object printed pretty, and a final newline.
+    static func fileData(lines: [[UInt8]]) -> Data {
+        guard !lines.isEmpty else { return Data("{}\n".utf8) }
+        var count = 4
+        for line in lines { count += line.count + 2 }
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        out.append(UInt8(ascii: "{"))
+        for (index, line) in lines.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\n"))
+            out.append(contentsOf: line)
+        }
+        append("\n}\n", to: &out)
         return Data(out)
     }
 
@@ -92,8 +96,7 @@ enum JSONText {
     }
 
     private static func writeObject(
-        _ members: [(key: String, value: StoredValue)], to out: inout [UInt8], pretty: Bool, indent: Int,
-        rawMembers: [String: String] = [:]
+        _ members: [(key: String, value: StoredValue)], to out: inout [UInt8], pretty: Bool, indent: Int
     ) {
         guard !members.isEmpty else {
             append("{}", to: &out)
@@ -105,11 +108,7 @@ enum JSONText {
             newline(&out, pretty: pretty, indent: indent + 1)
             writeString(member.key, to: &out)
             append(pretty ? ": " : ":", to: &out)
-            if !rawMembers.isEmpty, let raw = rawMembers[member.key] {
-                append(raw, to: &out)
-            } else {
-                write(member.value, to: &out, pretty: pretty, indent: indent + 1)
-            }
+            write(member.value, to: &out, pretty: pretty, indent: indent + 1)
         }
         newline(&out, pretty: pretty, indent: indent)
         out.append(UInt8(ascii: "}"))

@@ -4,6 +4,7 @@ import Foundation
 final class JSONFile: @unchecked Sendable {
     let path: String
     private let lockPath: String
+    private let destination: FileSystem.Destination
     // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
     private let lock = Lock()
     private var values: [String: StoredValue] = [:]
@@ -11,8 +12,8 @@ final class JSONFile: @unchecked Sendable {
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     private var rawMembers: [String: String] = [:]
-    /// The keys of `values` in the order the file lists them, kept from one write to the next.
-    private var memberOrder: [String] = []
+    /// The members of `values` as the file prints them, kept from one write to the next.
+    private var text = FileText()
     private var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     private var externallyChanged: Set<String> = []
@@ -86,6 +87,7 @@ final class JSONFile: @unchecked Sendable {
     private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
         lockPath = path + ".lock"
+        destination = FileSystem.Destination(path: path)
         try failing(on: path) {
             switch try FileSystem.kind(ofPath: path) {
             case .directory:
@@ -168,6 +170,7 @@ final class JSONFile: @unchecked Sendable {
                     values[key] = value
                     if remembering { unwritten[key] = .some(value) }
                     rawMembers[key] = nil
+                    text.update(key: key, to: value)
                 }
                 applied = true
             }
@@ -187,8 +190,8 @@ final class JSONFile: @unchecked Sendable {
                             }
                             permissions = existing
                         }
-                        let text = JSONText.fileData(members: values, rawMembers: rawMembers, order: &memberOrder)
-                        stamp = try FileSystem.replaceFile(atPath: path, with: text, permissions: permissions)
+                        let data = text.data(members: values, rawMembers: rawMembers)
+                        stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
                         unwritten = [:]
                     }
                 }
@@ -274,6 +277,8 @@ final class JSONFile: @unchecked Sendable {
         default:
             throw FileSystem.Failure(path: path, reason: "it is no longer a regular file")
         }
+        // The values may have been replaced: the next write prints every member again.
+        text.invalidate()
         for (key, value) in unwritten {
             values[key] = value
             rawMembers[key] = nil
