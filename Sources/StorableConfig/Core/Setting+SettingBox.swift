@@ -2,7 +2,17 @@ import Foundation
 
 extension Setting: SettingBox {
     func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
-        let traits = ValueTraits<Value>.shared
+        // The schema's traits for this position, made by the class's first instance; looked up (a locked
+        // dictionary and the generic type's metadata, about 450 instructions a setting) only if they are for
+        // another type, which would be a registration gone wrong.
+        let traits: ValueTraits<Value>
+        if index < schema.traits.count, let known = schema.traits[index],
+            known.valueType == ObjectIdentifier(Value.self)
+        {
+            traits = unsafeDowncast(known.traits, to: ValueTraits<Value>.self)
+        } else {
+            traits = ValueTraits<Value>.shared
+        }
         let binding = SettingBinding(context: context, schema: schema, index: index)
         let removesOnNil = traits.isNil?(defaultValue) ?? false
         locked {
@@ -12,6 +22,10 @@ extension Setting: SettingBox {
             self.binding = binding
             bindingForReads = Unmanaged.passUnretained(binding)
         }
+    }
+
+    var valueTraits: SchemaTraits? {
+        SchemaTraits(valueType: ObjectIdentifier(Value.self), traits: ValueTraits<Value>.shared)
     }
 
     func showPendingReset() {

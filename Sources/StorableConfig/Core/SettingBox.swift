@@ -16,6 +16,9 @@ protocol SettingBox: AnySetting {
     func showPendingReset()
     /// Whether the value type is `Bool`, for which a bare launch argument means `true`.
     var isBool: Bool { get }
+    /// The value type's ``ValueTraits`` and the type they are for, kept by the class's schema so that binding
+    /// later instances looks up none; `nil` for a setting without them.
+    var valueTraits: SchemaTraits? { get }
     /// Takes the first override candidate that is valid; returns a problem for each invalid one before it.
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError]
     /// Where an override comes from, if the setting is overridden.

@@ -325,6 +325,8 @@ extension RecordCollection: SettingBox {
 
     var isBool: Bool { false }
 
+    var valueTraits: SchemaTraits? { nil }
+
     /// A dictionary of records by id, described loosely.
     func jsonSchemaMembers() -> [String: StoredValue] {
         ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]

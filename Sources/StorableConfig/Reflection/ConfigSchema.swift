@@ -11,14 +11,19 @@ final class ConfigSchema: Sendable {
     /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
     // Key paths are immutable; the standard library does not declare them Sendable.
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
+    /// For each setting, its value type's traits, as its first instance found them.
+    let traits: [SchemaTraits?]
 
-    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [])
+    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [], traits: [])
 
-    private init(className: String, names: [String], keys: [String], earlierKeys: [[String]]) {
+    private init(
+        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?]
+    ) {
         self.className = className
         self.names = names
         self.keys = keys
         self.earlierKeys = earlierKeys
+        self.traits = traits
         hasEarlierKeys = earlierKeys.contains { !$0.isEmpty }
         // Sized once: growing a dictionary to 100 entries rehashes it eight times.
         var indexByKey = [String: Int](minimumCapacity: keys.count)
@@ -92,7 +97,8 @@ final class ConfigSchema: Sendable {
         }
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
-            className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys)
+            className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys,
+            traits: settings.map(\.setting.valueTraits))
         cache.withLock { $0[identifier] = schema }
         return schema
     }
@@ -139,4 +145,12 @@ final class ConfigSchema: Sendable {
             }
         }
     }
+}
+
+/// A setting's ``ValueTraits``, with the value type they are for, as a class's schema keeps them.
+struct SchemaTraits: @unchecked Sendable {
+    /// `ObjectIdentifier` of the value type.
+    let valueType: ObjectIdentifier
+    /// A `ValueTraits<Value>`, immutable and shared.
+    let traits: AnyObject
 }
