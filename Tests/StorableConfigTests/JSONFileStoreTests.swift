@@ -241,6 +241,12 @@ struct JSONFileStoreTests {
                 try store.setValues(set, removingValuesForKeys: removed)
                 for key in removed { expected[key] = nil }
                 for (key, value) in set { expected[key] = value }
+            case 18:
+                // Someone deletes the file: the next write starts a new one.
+                try FileManager.default.removeItem(at: url)
+                expected = [:]
+                try store.setValue(.int(Int64(step)), forKey: "a")
+                expected["a"] = .int(Int64(step))
             default:
                 // Another process writes a value, and the next write merges it.
                 expected[pick(keys)] = pick(values)

@@ -45,11 +45,20 @@ struct FileText {
     /// The file's text for `members`, the raw text of `rawMembers` in place of their values.
     mutating func data(members: [String: StoredValue], rawMembers: [String: String]) -> Data {
         if !isCurrent || keys.count != members.count {
-            keys = members.keys.sorted()
-            lines = keys.map { key in JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]) }
+            (keys, lines) = Self.printed(members, rawMembers)
             isCurrent = true
         }
+        // Debug builds (the tests) check every write's kept lines against the values printed whole.
+        assert(lines == Self.printed(members, rawMembers).lines, "a settings file's kept lines differ from its values")
         return JSONText.fileData(lines: lines)
+    }
+
+    /// Every member's line, sorted by key.
+    private static func printed(_ members: [String: StoredValue], _ rawMembers: [String: String]) -> (
+        keys: [String], lines: [[UInt8]]
+    ) {
+        let keys = members.keys.sorted()
+        return (keys, keys.map { key in JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]) })
     }
 
     /// The first position whose key is not below `key`.
