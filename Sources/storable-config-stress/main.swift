@@ -24,6 +24,10 @@ let usage = """
       multiprocess [--processes N] [--writes M] [--directory D]
           N processes each write M keys of their own to one file at once; count the keys lost. The same run
           against a UserDefaults suite is printed for comparison (default 4 x 300).
+      lifecycle <memory|file|suite:NAME> [--threads N] [--tasks N] [--rounds N]
+          Create, observe, hand over and release configs on N threads and in M tasks at once (configs
+          whose initializers suspend among them); exit 1 on a config bound to another's settings. A hang
+          is the failure the tests look for (default 4 threads, 8 tasks, 2000 rounds).
       watch [--rounds N] [--directory D]
           Watch a JSON file; replace it N times from outside; print how long each change took to reach an
           observer of the config (default 50).
@@ -296,6 +300,8 @@ case "multiprocess":
     runMultiprocess(arguments)
 case "watch":
     runWatch(arguments)
+case "lifecycle":
+    runLifeCycle(arguments)
 case "--help", "-h", "help":
     output(usage)
 default:

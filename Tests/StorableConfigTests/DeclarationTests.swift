@@ -38,7 +38,10 @@ struct DeclarationTests {
         #expect {
             try ConfigSchema.schema(
                 for: UnstorableConfig.self,
-                settings: [ReflectedSetting(name: "broken", declaringClass: "UnstorableConfig", setting: setting)])
+                settings: [
+                    ReflectedSetting(
+                        name: "broken", declaringClass: "UnstorableConfig", setting: setting, field: setting)
+                ])
         } throws: { error in
             guard case .invalidDeclaration(let className, let property, let reason) = error as? StorableConfigError
             else { return false }

@@ -64,7 +64,7 @@ struct StoredValuesTests {
         let second = DerivedSettings(store: store)
         let third = DerivedSettings(store: InMemoryStore())
         #expect(second.keys == first.keys)
-        #expect(ConfigSchema.cached(for: DerivedSettings.self)?.registrationOrder != nil)
+        #expect(ConfigSchema.cached(for: DerivedSettings.self)?.fields != nil)
         third.fontSize = 30
         second.theme = "dark"
         #expect(first.theme == "dark")

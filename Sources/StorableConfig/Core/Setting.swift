@@ -76,7 +76,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     public init(wrappedValue: Value) {
         value = wrappedValue
         declaredDefault = wrappedValue
-        SettingRegistration.register(self)
     }
 
     /// Creates a setting with what its declaration says: see `Setting+Declaration.swift`.
@@ -87,7 +86,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             extras = SettingExtras(declaredKeys: declaredKeys, rules: rules)
         }
         assignmentHasRules = rules?.check != nil
-        SettingRegistration.register(self)
     }
 
     /// The setting's current value.

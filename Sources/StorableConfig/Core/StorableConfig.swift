@@ -46,24 +46,18 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     public required init(store: any ConfigStore) {
         self.store = store
         context = ConfigContext(store: store)
-        let registered = SettingRegistration.take()
-        if let cached = ConfigSchema.cached(for: type(of: self)), let order = cached.registrationOrder,
-            registered.count == order.count
-        {
-            // A later instance: its property initializers registered exactly its settings.
+        if let cached = ConfigSchema.cached(for: type(of: self)), let found = cached.fields?.settings(of: self) {
+            // A later instance: its settings are where the first instance's were.
             schema = cached
-            settings = order.map { registered[$0] }
+            settings = found
         } else {
             let reflected = reflectSettings()
             do {
-                schema = try ConfigSchema.schema(for: type(of: self), settings: reflected)
+                schema = try ConfigSchema.schema(for: type(of: self), settings: reflected, locatingIn: self)
             } catch {
                 fatalError("\(error)")
             }
             settings = reflected.map(\.setting)
-            if schema.registrationOrder == nil {
-                schema.learnRegistrationOrder(registered: registered, reflected: reflected)
-            }
         }
         for (index, setting) in settings.enumerated() {
             setting.bind(schema: schema, index: index, context: context)

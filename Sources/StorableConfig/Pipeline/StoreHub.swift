@@ -4,13 +4,17 @@
 /// bound to the storage, so that two configs over one store see each other's writes at once. Settings ignore
 /// a delivery older than the value they hold, which makes concurrent writers converge on the value the
 /// store applied last.
+///
+/// No lock of the hub is held while it calls the store, so a store, a `UserDefaults` notification handler or
+/// a key-value observer that writes, reads or reloads settings from inside a write works (see "Locks" in
+/// Docs/Design.md). Without a lock around the store call, the hub cannot know in which order the store applied
+/// two writes that overlapped; so a write that overlapped another store call (or an outside change) is
+/// followed by a fresh read of its keys from the store by every config, numbered after both: whichever write
+/// the store applied last, every config ends up reading it. A write that overlapped nothing, the usual case,
+/// hands its value to the other configs directly.
 final class StoreHub: @unchecked Sendable {
-    /// Orders the writes to the storage: held while the store applies one, so that versions follow the order
-    /// in which the store applied them. Never held while anyone is told of a change.
-    private let writeLock = Lock()
-    /// The version counter and the configs to tell; held only to number a write or an outside change and to
-    /// list the receivers, never across a store call, so a slow store (a network round trip) delays other
-    /// writers only: reads, outside changes and deliveries go on.
+    /// The version counter, the store calls under way and the configs to tell; held only to number a write
+    /// or an outside change and to list the receivers, never across a store call or while anyone is told.
     private let feed = Locked(Feed())
     /// Kept alive so that its identity, the registry's key, cannot be reused while the hub exists.
     private let identity: AnyObject
@@ -20,6 +24,8 @@ final class StoreHub: @unchecked Sendable {
         var receivers: [Receiver] = []
         /// How many receivers' classes declare earlier keys.
         var withEarlierKeys = 0
+        /// Store calls under way (writes and updates).
+        var storeCallsInFlight = 0
     }
 
     private struct Receiver {
@@ -42,13 +48,22 @@ final class StoreHub: @unchecked Sendable {
     static func hub(for store: any ConfigStore) -> StoreHub {
         let identity = (store as? any SharedConfigStore)?.storageIdentity ?? store
         let key = ObjectIdentifier(identity)
-        return registry.withLock { hubs in
+        // The hubs found alive while pruning are released after the lock: a reference loaded from a weak one
+        // may be the last, and a hub's deinit releases its store, whose deinit is not ours to run under a lock.
+        var alive: [StoreHub] = []
+        let hub = registry.withLock { hubs -> StoreHub in
             if let hub = hubs[key]?.hub, hub.identity === identity { return hub }
-            hubs = hubs.filter { $0.value.hub != nil }
+            hubs = hubs.filter { entry in
+                guard let hub = entry.value.hub else { return false }
+                alive.append(hub)
+                return true
+            }
             let hub = StoreHub(identity: identity)
             hubs[key] = WeakHub(hub: hub)
             return hub
         }
+        withExtendedLifetime(alive) {}
+        return hub
     }
 
     /// Returns the hub of the storage whose identity is `identity`, if a live config uses it.
@@ -93,15 +108,18 @@ final class StoreHub: @unchecked Sendable {
     }
 
     /// Stops deliveries to the config that owns `context`.
+    ///
+    /// Called from a config's `deinit`. Removes only that config's entry, loading no weak reference: a
+    /// reference loaded under the lock could be another thread's config's last, and releasing it there would run
+    /// that config's `deinit`, and so this method, on this thread with the lock held. Every config detaches
+    /// itself, so no entry outlives its config.
     func detach(_ context: ConfigContext) {
         let identifier = ObjectIdentifier(context)
-        let removed = feed.withLock { feed in
-            let before = feed.receivers
-            feed.receivers.removeAll { $0.context == identifier || $0.config == nil }
-            feed.withEarlierKeys = feed.receivers.count { $0.hasEarlierKeys }
-            return before
+        feed.withLock { feed in
+            guard let index = feed.receivers.firstIndex(where: { $0.context == identifier }) else { return }
+            if feed.receivers[index].hasEarlierKeys { feed.withEarlierKeys -= 1 }
+            feed.receivers.remove(at: index)
         }
-        withExtendedLifetime(removed) {}
     }
 
     /// Applies `changes` to `store`, then tells every other config bound to the storage.
@@ -113,9 +131,8 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        let version = OutsideLocks.deferring {
-            writeLock.lock()
-            defer { writeLock.unlock() }
+        let start = beginStoreCall()
+        let (version, certain) = OutsideLocks.deferring {
             do {
                 if changes.count == 1, let change = changes.first {
                     if let stored = change.stored {
@@ -138,7 +155,7 @@ final class StoreHub: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, targets: &targets)
+            return numberWrite(from: origin, startedAt: start, targets: &targets)
         }
         if let failure {
             for change in changes {
@@ -150,6 +167,7 @@ final class StoreHub: @unchecked Sendable {
                 target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
             }
         }
+        if !certain { storageChanged(keys: Set(changes.map(\.key))) }
         return version
     }
 
@@ -160,9 +178,8 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        let version = OutsideLocks.deferring {
-            writeLock.lock()
-            defer { writeLock.unlock() }
+        let start = beginStoreCall()
+        let (version, certain) = OutsideLocks.deferring {
             do {
                 if let stored {
                     try store.setValue(stored, forKey: key)
@@ -172,7 +189,7 @@ final class StoreHub: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, targets: &targets)
+            return numberWrite(from: origin, startedAt: start, targets: &targets)
         }
         if let failure {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
@@ -183,21 +200,36 @@ final class StoreHub: @unchecked Sendable {
                 target.receive(key: key, stored: stored, typedValue: typed, version: version)
             }
         }
+        if !certain { storageChanged(keys: [key]) }
         return version
     }
 
-    /// Gives a write that the store just applied its version, and lists the other configs to tell. Called with
-    /// `writeLock` held.
-    private func numberWrite(from origin: ObjectIdentifier, targets: inout [StorableConfig]) -> UInt64 {
+    /// Counts a store call that is about to start, and returns the version it starts from.
+    private func beginStoreCall() -> UInt64 {
         feed.withLock { feed in
+            feed.storeCallsInFlight += 1
+            return feed.version
+        }
+    }
+
+    /// Gives a write that the store just applied its version, and lists the other configs to tell. `certain` is
+    /// false when another store call was under way, or another change was numbered, since the write began:
+    /// the store may then have applied the two in either order, and the caller has every config read the keys
+    /// again.
+    private func numberWrite(
+        from origin: ObjectIdentifier, startedAt start: UInt64, targets: inout [StorableConfig]
+    ) -> (version: UInt64, certain: Bool) {
+        feed.withLock { feed in
+            feed.storeCallsInFlight -= 1
+            let certain = feed.version == start && feed.storeCallsInFlight == 0
             feed.version &+= 1
             // The usual case, one config on the storage and it is the writer, needs no weak loads (nor a copy
-            // of the list).
-            if feed.receivers.count == 1, feed.receivers[0].context == origin { return feed.version }
+            // of the list). The references loaded are released by the caller, after the lock.
+            if feed.receivers.count == 1, feed.receivers[0].context == origin { return (feed.version, certain) }
             for receiver in feed.receivers where receiver.context != origin {
                 if let config = receiver.config { targets.append(config) }
             }
-            return feed.version
+            return (feed.version, certain)
         }
     }
 
@@ -224,9 +256,8 @@ final class StoreHub: @unchecked Sendable {
         var targets: [StorableConfig] = []
         var updated: [String: StoredValue] = [:]
         var transformFailure: (any Error)?
-        let version = try OutsideLocks.deferring {
-            writeLock.lock()
-            defer { writeLock.unlock() }
+        let start = beginStoreCall()
+        let (version, certain) = try OutsideLocks.deferring {
             do {
                 updated = try store.updateValues(forKeys: keys) { values in
                     do {
@@ -238,12 +269,15 @@ final class StoreHub: @unchecked Sendable {
                 }
             } catch {
                 // The caller's transform refused: nothing changed, nobody is told.
-                if let transformFailure { throw transformFailure }
+                if let transformFailure {
+                    feed.withLock { $0.storeCallsInFlight -= 1 }
+                    throw transformFailure
+                }
                 // The store failed: it holds what it held, or the change in memory; read that.
                 failure = error
                 updated = (try? store.values(forKeys: keys)) ?? [:]
             }
-            return numberWrite(from: origin, targets: &targets)
+            return numberWrite(from: origin, startedAt: start, targets: &targets)
         }
         if let failure {
             for key in keys { StorableConfig.report(.writeFailed(key: key, reason: "\(failure)")) }
@@ -253,6 +287,7 @@ final class StoreHub: @unchecked Sendable {
                 target.receive(key: key, stored: updated[key], typedValue: nil, version: version)
             }
         }
+        if !certain { storageChanged(keys: Set(keys)) }
         return (version, updated, failure != nil)
     }
 
@@ -270,8 +305,6 @@ final class StoreHub: @unchecked Sendable {
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
         let (version, targets) = try OutsideLocks.deferring {
-            writeLock.lock()
-            defer { writeLock.unlock() }
             do {
                 try store.reload()
             } catch {

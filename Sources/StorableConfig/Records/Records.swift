@@ -29,14 +29,12 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// Records kept in the order of their ids.
     public init() {
         wrappedValue = RecordCollection(orderKeyPath: nil)
-        SettingRegistration.register(wrappedValue)
     }
 
     /// Records kept in the order of `orderedBy`, then of their ids; deletions, insertions and moves keep that
     /// field numbered 0, 1, 2, … without gaps or duplicates.
     public init(orderedBy order: WritableKeyPath<Record, Int> & Sendable) {
         wrappedValue = RecordCollection(orderKeyPath: order)
-        SettingRegistration.register(wrappedValue)
     }
 
     /// Records kept in the order of their ids, stored under `key` when one is given, and found, and moved to
@@ -45,7 +43,6 @@ where Record.ID: LosslessStringConvertible & Sendable {
         wrappedValue = RecordCollection(
             orderKeyPath: nil,
             declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
-        SettingRegistration.register(wrappedValue)
     }
 
     /// Records kept in the order of `orderedBy`, stored under `key` when one is given, and found under earlier
@@ -57,7 +54,6 @@ where Record.ID: LosslessStringConvertible & Sendable {
         wrappedValue = RecordCollection(
             orderKeyPath: order,
             declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
-        SettingRegistration.register(wrappedValue)
     }
 
     /// The collection, through `$name`, as for ``Setting``: its ``RecordCollection/key`` and ``RecordCollection/reset()``.

@@ -13,12 +13,17 @@ final class ConfigSchema: Sendable {
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
     /// For each setting, its value type's traits, as its first instance found them.
     let traits: [SchemaTraits?]
+    /// Where instances keep their settings; `nil` if every instance is reflected.
+    let fields: SettingFields?
 
-    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [], traits: [])
+    static let empty = ConfigSchema(
+        className: "", names: [], keys: [], earlierKeys: [], traits: [], fields: nil)
 
     private init(
-        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?]
+        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?],
+        fields: SettingFields?
     ) {
+        self.fields = fields
         self.className = className
         self.names = names
         self.keys = keys
@@ -34,35 +39,18 @@ final class ConfigSchema: Sendable {
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])
 
-    /// Returns the schema of `type`, building and validating it the first time the class is used.
-    /// - Throws: ``StorableConfigError/invalidDeclaration(className:property:reason:)`` for two settings with
-    ///   one key or a setting whose declared default cannot be stored and read back.
     /// The schema of `type`, if an instance was created before.
     static func cached(for type: StorableConfig.Type) -> ConfigSchema? {
         cache.withLock { $0[ObjectIdentifier(type)] }
     }
 
-    /// For each setting in schema order, its position among the settings a new instance registers (see
-    /// ``SettingRegistration``); `nil` if registration cannot be trusted for this class.
-    private(set) var registrationOrder: [Int]? {
-        get { registrationOrderStorage.withLock { $0 } }
-        set { registrationOrderStorage.withLock { $0 = newValue } }
-    }
-    private let registrationOrderStorage = Locked<[Int]?>(nil)
-
-    /// Records how the settings registered by the first instance map to the schema, if they are exactly
-    /// the settings reflection found.
-    func learnRegistrationOrder(registered: [any SettingBox], reflected: [ReflectedSetting]) {
-        guard registered.count == reflected.count else { return }
-        var order: [Int] = []
-        for setting in reflected {
-            guard let position = registered.firstIndex(where: { $0 === setting.setting }) else { return }
-            order.append(position)
-        }
-        registrationOrder = order
-    }
-
-    static func schema(for type: StorableConfig.Type, settings: [ReflectedSetting]) throws -> ConfigSchema {
+    /// Returns the schema of `type`, whose settings reflection found to be `settings`, building and validating
+    /// it the first time the class is used; where `config`, an instance, keeps them is found then too.
+    /// - Throws: ``StorableConfigError/invalidDeclaration(className:property:reason:)`` for two settings with
+    ///   one key or a setting whose declared default cannot be stored and read back.
+    static func schema(
+        for type: StorableConfig.Type, settings: [ReflectedSetting], locatingIn config: StorableConfig? = nil
+    ) throws -> ConfigSchema {
         let identifier = ObjectIdentifier(type)
         if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
             return cached
@@ -98,7 +86,8 @@ final class ConfigSchema: Sendable {
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
             className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys,
-            traits: settings.map(\.setting.valueTraits))
+            traits: settings.map(\.setting.valueTraits),
+            fields: config.flatMap { SettingFields(of: $0, reflected: settings) })
         cache.withLock { $0[identifier] = schema }
         return schema
     }

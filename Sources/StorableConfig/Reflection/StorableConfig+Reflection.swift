@@ -19,9 +19,10 @@ extension StorableConfig {
                         let setting = (child.value as? any SettingBox)
                             ?? (child.value as? any WrapsSettingBox)?.settingBox
                     else { return nil }
+                    let field = child.value as AnyObject
                     // A wrapper's storage is reflected as `_name`.
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                    return ReflectedSetting(name: name, declaringClass: declaringClass, setting: setting)
+                    return ReflectedSetting(name: name, declaringClass: declaringClass, setting: setting, field: field)
                 })
             mirror = current.superclassMirror
         }
@@ -34,6 +35,8 @@ struct ReflectedSetting {
     let name: String
     let declaringClass: String
     let setting: any SettingBox
+    /// The object in the property: the setting, or the wrapper that holds it.
+    let field: AnyObject
 }
 
 /// The name of `type` without its module, exactly as `String(describing:)` gives it: for a type, that prints

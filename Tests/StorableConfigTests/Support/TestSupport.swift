@@ -125,11 +125,15 @@ struct ChildResult {
     var status: Int32
     var output: String
     var errorOutput: String
+    /// Whether the child was killed for running past its time limit: a hang.
+    var timedOut = false
 }
 
-/// Runs a built executable to completion with `environment` added to this process's environment.
+/// Runs a built executable to completion with `environment` added to this process's environment. A child
+/// still running after `timeout` seconds is killed, and its result says so (`timedOut`).
 func runProduct(
-    _ name: String, _ arguments: [String], environment: [String: String] = [:], removing: Set<String> = []
+    _ name: String, _ arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
+    timeout: Double? = nil
 ) throws -> ChildResult {
     let process = Process()
     process.executableURL = try builtProduct(name)
@@ -142,6 +146,15 @@ func runProduct(
     process.standardError = errorOutput
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    let timedOut = Locked(false)
+    if let timeout {
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            guard process.isRunning else { return }
+            timedOut.withLock { $0 = true }
+            kill(pid, SIGKILL)
+        }
+    }
     // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
     let errorData = Locked(Data())
     let errorReader = Thread { errorData.withLock { $0 = errorOutput.fileHandleForReading.readDataToEndOfFile() } }
@@ -151,7 +164,7 @@ func runProduct(
     while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
     return ChildResult(
         status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-        errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self), timedOut: timedOut.withLock { $0 })
 }
 
 /// Whether this test process runs under ThreadSanitizer (`swift test --sanitize=thread`), whose instrumented

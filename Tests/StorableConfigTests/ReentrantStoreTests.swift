@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// A store that runs `afterChange` inside each write, after applying it, on the writing thread: as Apple's
+/// `UserDefaults` posts `didChangeNotification`, and as key-value observers of it run.
+final class CallbackStore: ConfigStore, @unchecked Sendable {
+    let values = InMemoryStore()
+    private let handler = Locked<(@Sendable (String) -> Void)?>(nil)
+
+    func afterChange(_ body: (@Sendable (String) -> Void)?) {
+        handler.withLock { $0 = body }
+    }
+
+    private func changed(_ key: String) {
+        handler.withLock { $0 }?(key)
+    }
+
+    func value(forKey key: String) throws -> StoredValue? { values.value(forKey: key) }
+
+    func setValue(_ value: StoredValue, forKey key: String) throws {
+        values.setValue(value, forKey: key)
+        changed(key)
+    }
+
+    func removeValue(forKey key: String) throws {
+        values.removeValue(forKey: key)
+        changed(key)
+    }
+}
+
+/// A `UserDefaults` that posts `didChangeNotification` synchronously from `set` and `removeObject`, on the
+/// calling thread, as Apple's Foundation does (swift-corelibs-foundation posts nothing).
+final class NotifyingDefaults: UserDefaults {
+    override func set(_ value: Any?, forKey defaultName: String) {
+        super.set(value, forKey: defaultName)
+        NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: self)
+    }
+
+    override func removeObject(forKey defaultName: String) {
+        super.removeObject(forKey: defaultName)
+        NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: self)
+    }
+}
+
+final class HandlerConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "reentrant" }
+    @Setting var volume = 0
+    @Setting var lastChange = ""
+}
+
+/// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not returned
+/// within `seconds`.
+func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.start()
+    return done.wait(timeout: .now() + seconds) == .success
+}
+
+/// No lock of the library is held while it calls a store: code that a store runs inside a write may write,
+/// read or reload settings, on the same thread or by waiting for another.
+@Suite(.serialized)
+struct ReentrantStoreTests {
+    @Test func aHandlerInsideTheStoresWriteMayAssignASetting() throws {
+        let store = CallbackStore()
+        let config = HandlerConfig(store: store)
+        let observer = HandlerConfig(store: store)
+        store.afterChange { key in
+            if key == config.$volume.key { config.lastChange = "volume" }
+        }
+        #expect(finishes(within: 20) { config.volume = 3 }, "a write from inside the store's write hung")
+        store.afterChange(nil)
+        #expect(config.volume == 3)
+        #expect(config.lastChange == "volume")
+        #expect(observer.volume == 3)
+        #expect(observer.lastChange == "volume")
+        #expect(try store.value(forKey: config.$lastChange.key) == .string("volume"))
+    }
+
+    @Test func aHandlerInsideTheStoresWriteMayAssignTheSameSettingAndEveryConfigAgrees() throws {
+        let store = CallbackStore()
+        let config = HandlerConfig(store: store)
+        let observer = HandlerConfig(store: store)
+        // A handler that clamps the value that was just written: the store ends with the clamped value.
+        store.afterChange { key in
+            if key == config.$volume.key, store.values.value(forKey: key) == .int(50) {
+                config.volume = 10
+            }
+        }
+        #expect(finishes(within: 20) { config.volume = 50 }, "a write from inside the store's write hung")
+        store.afterChange(nil)
+        #expect(try store.value(forKey: config.$volume.key) == .int(10))
+        #expect(config.volume == 10)
+        #expect(observer.volume == 10)
+    }
+
+    @Test func aHandlerThatWaitsForAnotherThreadsWriteDoesNotDeadlock() {
+        let store = CallbackStore()
+        let config = HandlerConfig(store: store)
+        store.afterChange { key in
+            guard key == config.$volume.key else { return }
+            // As a handler that hops to the main queue would: it waits while another thread writes.
+            let written = DispatchSemaphore(value: 0)
+            Thread {
+                config.lastChange = "from another thread"
+                written.signal()
+            }.start()
+            written.wait()
+        }
+        #expect(finishes(within: 20) { config.volume = 4 }, "waiting for another thread's write hung")
+        store.afterChange(nil)
+        #expect(config.lastChange == "from another thread")
+        #expect(config.volume == 4)
+    }
+
+    @Test func aHandlerInsideTheStoresWriteMayReload() throws {
+        let store = CallbackStore()
+        let config = HandlerConfig(store: store)
+        store.afterChange { _ in try? config.reload() }
+        #expect(finishes(within: 20) { config.volume = 8 }, "a reload from inside the store's write hung")
+        store.afterChange(nil)
+        #expect(config.volume == 8)
+    }
+
+    @Test func aDidChangeNotificationHandlerMayAssignASettingOfAUserDefaultsStore() throws {
+        let suite = "StorableConfigTests-reentrant-\(UUID().uuidString)"
+        let defaults = try #require(NotifyingDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let config = HandlerConfig(store: UserDefaultsStore(defaults))
+        let notified = Locked(0)
+        let token = NotificationCenter.default.addObserver(
+            forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+        ) { _ in
+            let count = notified.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if count == 1 { config.lastChange = "noticed" }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        #expect(finishes(within: 20) { config.volume = 5 }, "a didChangeNotification handler's write hung")
+        #expect(config.volume == 5)
+        #expect(config.lastChange == "noticed")
+        #expect(defaults.string(forKey: config.$lastChange.key) == "noticed")
+    }
+
+    /// Writers of one key that overlap inside the store: whichever the store applied last, every config reads it.
+    @Test func overlappingWritesOfOneKeyConvergeOnTheStoresValue() async throws {
+        let store = CallbackStore()
+        let configs = (0..<4).map { _ in HandlerConfig(store: store) }
+        // Widens the window between the store applying a write and the hub numbering it.
+        store.afterChange { _ in if Int.random(in: 0..<4) == 0 { usleep(50) } }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, config) in configs.enumerated() {
+                group.addTask {
+                    for round in 0..<300 { config.volume = index * 1000 + round }
+                }
+            }
+        }
+        store.afterChange(nil)
+        let stored = try #require(store.values.value(forKey: configs[0].$volume.key))
+        for config in configs {
+            #expect(StoredValue.int(Int64(config.volume)) == stored)
+        }
+    }
+}
