@@ -125,17 +125,24 @@ struct KeysTests {
         #expect(message.contains("keys.StealingConfig.a"))
     }
 
-    @Test func anEarlierKeyThatIsTheKeyOfAnotherClassOnTheSameStoreStopsTheProgram() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let store = InMemoryStore()
-            let owner = ExplicitKeyConfig(store: store)
-            _ = StealingOtherConfig(store: store)
-            withExtendedLifetime(owner) {}
+    @Test func anEarlierKeyThatIsTheKeyOfAnotherLiveClassIsFollowedInsteadOfStoppingTheProgram() {
+        ReportedErrors.install()
+        let store = InMemoryStore()
+        let owner = ExplicitKeyConfig(store: store)
+        owner.volume = 0.8
+        let stealer = StealingOtherConfig(store: store)
+        #expect(stealer.level == 0.8)
+        owner.volume = 0.3
+        #expect(stealer.level == 0.3)
+        #expect(store.value(forKey: "keys.StealingOtherConfig.level") == .double(0.3))
+        #expect(store.value(forKey: "plainVolume") == nil)
+        let reports = ReportedErrors.mentioning("plainVolume").filter {
+            if case .earlierKeyInUse = $0 { return true }
+            return false
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("StealingOtherConfig.level"))
-        #expect(message.contains("plainVolume"))
-        #expect(message.contains("ExplicitKeyConfig"))
+        #expect(reports.count == 1)
+        #expect(reports.first?.description.contains("ExplicitKeyConfig") == true)
+        #expect(reports.first?.description.contains("StealingOtherConfig") == true)
         // On different stores the two classes do not meet.
         _ = ExplicitKeyConfig(store: InMemoryStore())
         _ = StealingOtherConfig(store: InMemoryStore())

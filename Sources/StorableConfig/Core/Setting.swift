@@ -151,7 +151,9 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         let earlier = binding.schema.earlierKeys[binding.index]
         if !earlier.isEmpty {
             _ = binding.context.write(
-                earlier.map { (SettingChange(key: $0, stored: nil, typedValue: nil), { @Sendable _ in }) })
+                earlier.map { key in
+                    (SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { @Sendable _ in })
+                })
         }
     }
 

@@ -62,12 +62,13 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         for (index, setting) in settings.enumerated() {
             setting.bind(schema: schema, index: index, context: context)
         }
-        do {
-            try schema.checkEarlierKeys(against: context.hub.schemasToCheck(against: schema))
-        } catch {
-            fatalError("\(error)")
-        }
+        // A class that moves values from earlier keys sends them to its current keys for every config on the
+        // storage first, so that a live config of the class that used them (an old class still created by a
+        // library, say) writes where the moved value now is; that config reads it after the move.
+        context.hub.addAliases(of: schema)
+        context.hub.reportAliases(of: schema)
         moveValuesFromEarlierKeys()
+        if schema.hasEarlierKeys { context.hub.storageChanged(keys: Set(schema.keys)) }
         runMigrations()
         applyOverrides()
         let version = context.hub.attach(self, context: context)
@@ -173,7 +174,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
             }
         // Earlier keys too, so that no value left there comes back at the next start.
         for key in schema.earlierKeys.joined() {
-            entries.append((SettingChange(key: key, stored: nil, typedValue: nil), { _ in }))
+            entries.append((SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { _ in }))
         }
         let written = context.write(entries)
         if !written {
@@ -209,8 +210,13 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
 
     /// Takes a change that another config made to the same storage.
     func receive(key: String, stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
-        guard let index = schema.indexByKey[key] else { return }
+        guard let index = schema.indexByKey[key] ?? aliasedIndex(of: key) else { return }
         settings[index].load(stored, typedValue: typedValue, version: version)
+    }
+
+    /// The position of the setting that knows `storeKey` by an earlier key, if aliases send one there.
+    private func aliasedIndex(of storeKey: String) -> Int? {
+        context.hub.earlierKeys(aliasedTo: storeKey).lazy.compactMap { self.schema.indexByKey[$0] }.first
     }
 
     /// Reads the settings' values from the store, as of `version`: all of them, or those whose keys are in
@@ -221,12 +227,12 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         var values: [String: StoredValue] = [:]
         var unreadable: Set<String> = []
         do {
-            values = try store.values(forKeys: keys)
+            values = try context.hub.values(forKeys: keys, in: store)
         } catch {
             // Read what can be read, and say which keys could not be.
             for key in keys {
                 do {
-                    if let value = try store.value(forKey: key) { values[key] = value }
+                    if let value = try store.value(forKey: context.hub.storeKey(key)) { values[key] = value }
                 } catch {
                     unreadable.insert(key)
                     StorableConfig.report(.readFailed(key: key, reason: "\(error)"))

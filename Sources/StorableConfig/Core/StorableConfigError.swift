@@ -49,6 +49,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// A store's file did not parse; its bytes were moved or copied aside to `movedTo`, so they can be
     /// recovered.
     case corruptFileQuarantined(path: String, movedTo: String, reason: String)
+    /// A config of `className` uses `key`, which the config class `movedBy`, created on the same storage in
+    /// this process, declares as an earlier key of `currentKey` and moves values from: the setting reads and
+    /// writes `currentKey` instead, so that no write through either config is lost.
+    case earlierKeyInUse(className: String, key: String, currentKey: String, movedBy: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -61,6 +65,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             .invalidOverride(_, let key, _, _), .assignedWhileOverridden(let key, _):
             key
         case .migrationFailed(_, _, let key, _): key
+        case .earlierKeyInUse(_, let key, _, _): key
         default: nil
         }
     }
@@ -105,6 +110,11 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "The settings file \(path) does not parse (\(reason)); its bytes were saved as \(movedTo) so that "
                 + "nothing is lost, and the store goes on from the values this process last knew (none, when it "
                 + "was just opened)."
+        case .earlierKeyInUse(let className, let key, let currentKey, let movedBy):
+            "\(className) uses the key '\(key)', which \(movedBy) declares as an earlier key of '\(currentKey)' "
+                + "and moves values from; while this storage is in use, \(className) reads and writes "
+                + "'\(currentKey)' instead, so that no write through either config is lost. Give \(className) the "
+                + "new key, or stop creating it."
         }
     }
 }

@@ -70,7 +70,7 @@ struct PlannedUpdate {
                             throw ValuesChanged(seen: values)
                         }
                         for (key, value) in changes { values[key] = value }
-                    }, in: store, from: origin)
+                    }, in: store, from: origin, storeKeys: true)
                 return result.failed ? .writeFailed : .done(changes: changes)
             } catch let changed as ValuesChanged {
                 snapshot.replace(with: changed.seen)

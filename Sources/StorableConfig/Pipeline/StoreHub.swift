@@ -1,3 +1,5 @@
+import CStorableConfigSupport
+
 /// The change feed of one storage within this process.
 ///
 /// Every write to the storage goes through its hub, which numbers it and then hands it to every other config
@@ -22,17 +24,35 @@ final class StoreHub: @unchecked Sendable {
     private struct Feed {
         var version: UInt64 = 0
         var receivers: [Receiver] = []
-        /// How many receivers' classes declare earlier keys.
-        var withEarlierKeys = 0
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
+        var aliases = KeyAliases()
+    }
+
+    /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
+    /// config of another class that still uses such a key reads and writes the current key instead (see
+    /// Docs/Migrations.md). Kept for the hub's life, so that the configs alive agree.
+    private struct KeyAliases {
+        /// Earlier key → current key.
+        var currentKey: [String: String] = [:]
+        /// Current key → earlier keys, and the class that declares them.
+        var earlierKeys: [String: [String]] = [:]
+        var movedBy: [String: String] = [:]
+        /// Changed whenever an alias is added, so that a write under way can tell that its key moved.
+        var generation: UInt64 = 0
+        /// Pairs of (class, key) already reported.
+        var reported: Set<String> = []
+
+        func storeKey(_ key: String) -> String { currentKey[key] ?? key }
     }
 
     private struct Receiver {
         weak var config: StorableConfig?
         let context: ObjectIdentifier
-        let hasEarlierKeys: Bool
     }
+
+    /// Whether any alias exists, read without the lock on every write and load (set once, never cleared).
+    private let hasAliasesFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
     private struct WeakHub {
         weak var hub: StoreHub?
@@ -42,7 +62,14 @@ final class StoreHub: @unchecked Sendable {
 
     private init(identity: AnyObject) {
         self.identity = identity
+        hasAliasesFlag.initialize(to: 0)
     }
+
+    deinit {
+        hasAliasesFlag.deallocate()
+    }
+
+    private var hasAliases: Bool { storable_config_atomic_load(hasAliasesFlag) != 0 }
 
     /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
     static func hub(for store: any ConfigStore) -> StoreHub {
@@ -79,30 +106,17 @@ final class StoreHub: @unchecked Sendable {
     func storageChanged(keys: Set<String>) {
         guard !keys.isEmpty else { return }
         OutsideLocks.run { [self] in
-            let (version, targets) = numberOutsideChange()
+            let (version, targets, configKeys) = numberOutsideChange(storeKeys: keys)
             for target in targets {
-                target.loadSettings(version: version, onlyKeys: keys)
+                target.loadSettings(version: version, onlyKeys: configKeys)
             }
         }
-    }
-
-    /// The schemas of the configs bound to the storage, when `schema` or one of theirs declares earlier keys
-    /// (the only case in which they can conflict); otherwise none, without looking at each.
-    func schemasToCheck(against schema: ConfigSchema) -> [ConfigSchema] {
-        let configs = feed.withLock { feed -> [StorableConfig] in
-            guard schema.hasEarlierKeys || feed.withEarlierKeys > 0 else { return [] }
-            return feed.receivers.compactMap(\.config)
-        }
-        return configs.map(\.schema)
     }
 
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
         feed.withLock { feed in
-            let hasEarlierKeys = config.schema.hasEarlierKeys
-            feed.receivers.append(
-                Receiver(config: config, context: ObjectIdentifier(context), hasEarlierKeys: hasEarlierKeys))
-            if hasEarlierKeys { feed.withEarlierKeys += 1 }
+            feed.receivers.append(Receiver(config: config, context: ObjectIdentifier(context)))
             return feed.version
         }
     }
@@ -117,7 +131,6 @@ final class StoreHub: @unchecked Sendable {
         let identifier = ObjectIdentifier(context)
         feed.withLock { feed in
             guard let index = feed.receivers.firstIndex(where: { $0.context == identifier }) else { return }
-            if feed.receivers[index].hasEarlierKeys { feed.withEarlierKeys -= 1 }
             feed.receivers.remove(at: index)
         }
     }
@@ -131,23 +144,23 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        let start = beginStoreCall()
+        let call = beginStoreCall(keys: changes.map(\.key), asGiven: changes.map(\.isEarlierKey))
         let (version, certain) = OutsideLocks.deferring {
             do {
                 if changes.count == 1, let change = changes.first {
                     if let stored = change.stored {
-                        try store.setValue(stored, forKey: change.key)
+                        try store.setValue(stored, forKey: call.storeKeys[0])
                     } else {
-                        try store.removeValue(forKey: change.key)
+                        try store.removeValue(forKey: call.storeKeys[0])
                     }
                 } else if !changes.isEmpty {
                     var values: [String: StoredValue] = [:]
                     var removed: [String] = []
-                    for change in changes {
+                    for (change, key) in zip(changes, call.storeKeys) {
                         if let stored = change.stored {
-                            values[change.key] = stored
+                            values[key] = stored
                         } else {
-                            removed.append(change.key)
+                            removed.append(key)
                         }
                     }
                     try store.setValues(values, removingValuesForKeys: removed)
@@ -155,7 +168,7 @@ final class StoreHub: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, startedAt: start, targets: &targets)
+            return numberWrite(from: origin, call: call, targets: &targets)
         }
         if let failure {
             for change in changes {
@@ -163,11 +176,14 @@ final class StoreHub: @unchecked Sendable {
             }
         }
         for target in targets {
-            for change in changes {
-                target.receive(key: change.key, stored: change.stored, typedValue: change.typedValue, version: version)
+            for (change, key) in zip(changes, call.storeKeys) where !change.isEarlierKey || !isAliased(key) {
+                target.receive(key: key, stored: change.stored, typedValue: change.typedValue, version: version)
             }
         }
-        if !certain { storageChanged(keys: Set(changes.map(\.key))) }
+        if !certain {
+            if keysMoved(during: call) { _ = write(Array(changes), to: store, from: origin) }
+            storageChanged(keys: Set(call.storeKeys))
+        }
         return version
     }
 
@@ -178,18 +194,19 @@ final class StoreHub: @unchecked Sendable {
     ) -> UInt64 {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
-        let start = beginStoreCall()
+        let call = beginStoreCall(key: key)
+        let storeKey = call.storeKeys.first ?? key
         let (version, certain) = OutsideLocks.deferring {
             do {
                 if let stored {
-                    try store.setValue(stored, forKey: key)
+                    try store.setValue(stored, forKey: storeKey)
                 } else {
-                    try store.removeValue(forKey: key)
+                    try store.removeValue(forKey: storeKey)
                 }
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, startedAt: start, targets: &targets)
+            return numberWrite(from: origin, call: call, targets: &targets)
         }
         if let failure {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
@@ -197,18 +214,71 @@ final class StoreHub: @unchecked Sendable {
         if !targets.isEmpty {
             let typed: any Sendable = typedValue
             for target in targets {
-                target.receive(key: key, stored: stored, typedValue: typed, version: version)
+                target.receive(key: storeKey, stored: stored, typedValue: typed, version: version)
             }
         }
-        if !certain { storageChanged(keys: [key]) }
+        if !certain {
+            // The key became an earlier key while the write was under way: write it again, to the current key.
+            if keysMoved(during: call) {
+                _ = writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: origin)
+            }
+            storageChanged(keys: [storeKey])
+        }
         return version
     }
 
-    /// Counts a store call that is about to start, and returns the version it starts from.
-    private func beginStoreCall() -> UInt64 {
+    /// A store call under way: the version and alias generation it started from, and the keys it uses in the
+    /// store (the keys given, or the current keys that aliases send them to).
+    private struct StoreCall {
+        let startVersion: UInt64
+        let generation: UInt64
+        let keys: [String]
+        let storeKeys: [String]
+        /// Whether aliases were applied to each key (not to the store's own keys).
+        var translated: [Bool]? = nil
+    }
+
+    /// Counts a store call that is about to start, translating one key.
+    private func beginStoreCall(key: String) -> StoreCall {
         feed.withLock { feed in
             feed.storeCallsInFlight += 1
-            return feed.version
+            // The usual case: no alias, and no array made but the key's.
+            let storeKey = feed.aliases.currentKey.isEmpty ? key : feed.aliases.storeKey(key)
+            return StoreCall(
+                startVersion: feed.version, generation: feed.aliases.generation, keys: [key], storeKeys: [storeKey])
+        }
+    }
+
+    /// Counts a store call that is about to start, translating `keys` unless they are the store's own (all of
+    /// them, or those marked in `asGiven`).
+    private func beginStoreCall(keys: [String], translating: Bool = true, asGiven: [Bool]? = nil) -> StoreCall {
+        feed.withLock { feed in
+            feed.storeCallsInFlight += 1
+            var storeKeys = keys
+            if translating, !feed.aliases.currentKey.isEmpty {
+                for index in keys.indices where asGiven?[index] != true {
+                    storeKeys[index] = feed.aliases.storeKey(keys[index])
+                }
+            }
+            return StoreCall(
+                startVersion: feed.version, generation: feed.aliases.generation, keys: keys, storeKeys: storeKeys,
+                translated: keys.indices.map { translating && asGiven?[$0] != true })
+        }
+    }
+
+    /// Whether `storeKey` is an earlier key that aliases send elsewhere: nobody reads it any more, so a change of
+    /// it (a move removing a value) is told to nobody.
+    private func isAliased(_ storeKey: String) -> Bool {
+        hasAliases && feed.withLock { $0.aliases.currentKey[storeKey] != nil }
+    }
+
+    /// Whether an alias added while `call` was under way sends one of its keys elsewhere now.
+    private func keysMoved(during call: StoreCall) -> Bool {
+        feed.withLock { feed in
+            guard feed.aliases.generation != call.generation else { return false }
+            return call.keys.indices.contains { index in
+                call.translated?[index] != false && feed.aliases.storeKey(call.keys[index]) != call.storeKeys[index]
+            }
         }
     }
 
@@ -217,11 +287,13 @@ final class StoreHub: @unchecked Sendable {
     /// the store may then have applied the two in either order, and the caller has every config read the keys
     /// again.
     private func numberWrite(
-        from origin: ObjectIdentifier, startedAt start: UInt64, targets: inout [StorableConfig]
+        from origin: ObjectIdentifier, call: StoreCall, targets: inout [StorableConfig]
     ) -> (version: UInt64, certain: Bool) {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
-            let certain = feed.version == start && feed.storeCallsInFlight == 0
+            let certain =
+                feed.version == call.startVersion && feed.storeCallsInFlight == 0
+                && feed.aliases.generation == call.generation
             feed.version &+= 1
             // The usual case, one config on the storage and it is the writer, needs no weak loads (nor a copy
             // of the list). The references loaded are released by the caller, after the lock.
@@ -233,40 +305,136 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Gives a change made outside the process, or a reload, its version, and lists every config to tell.
-    private func numberOutsideChange() -> (version: UInt64, targets: [StorableConfig]) {
+    /// Gives a change made outside the process, or a reload, its version, and lists every config to tell, with
+    /// the keys they know `storeKeys` by (earlier keys that aliases send to them included).
+    private func numberOutsideChange(
+        storeKeys: Set<String>? = nil
+    ) -> (version: UInt64, targets: [StorableConfig], configKeys: Set<String>?) {
         feed.withLock { feed in
             feed.version &+= 1
-            return (feed.version, feed.receivers.compactMap(\.config))
+            var configKeys = storeKeys
+            if let storeKeys, !feed.aliases.earlierKeys.isEmpty {
+                for key in storeKeys { configKeys?.formUnion(feed.aliases.earlierKeys[key] ?? []) }
+            }
+            return (feed.version, feed.receivers.compactMap(\.config), configKeys)
         }
     }
+
+    // MARK: Earlier keys still in use
+
+    /// The key under which the store holds what a config knows as `key`.
+    func storeKey(_ key: String) -> String {
+        guard hasAliases else { return key }
+        return feed.withLock { $0.aliases.storeKey(key) }
+    }
+
+    /// The earlier keys that aliases send to `storeKey`, for a config that knows the value by one of them.
+    func earlierKeys(aliasedTo storeKey: String) -> [String] {
+        guard hasAliases else { return [] }
+        return feed.withLock { $0.aliases.earlierKeys[storeKey] ?? [] }
+    }
+
+    /// Reads `keys` from `store`, each under the key that holds it: ``ConfigStore/values(forKeys:)`` with
+    /// aliases applied.
+    func values(forKeys keys: [String], in store: any ConfigStore) throws -> [String: StoredValue] {
+        guard hasAliases else { return try store.values(forKeys: keys) }
+        let storeKeys = feed.withLock { feed in keys.map(feed.aliases.storeKey) }
+        let found = try store.values(forKeys: storeKeys)
+        var values: [String: StoredValue] = [:]
+        for (key, storeKey) in zip(keys, storeKeys) { values[key] = found[storeKey] }
+        return values
+    }
+
+    /// Sends the earlier keys of `schema`'s settings to their current keys for every config on this storage,
+    /// before `schema`'s config moves their values; reports each config of another class that uses one. The
+    /// configs that now read another key read it when ``storageChanged(keys:)`` is called with the current keys,
+    /// after the move.
+    func addAliases(of schema: ConfigSchema) {
+        guard schema.hasEarlierKeys else { return }
+        let added = feed.withLock { feed -> Bool in
+            var added = false
+            for (index, earlier) in schema.earlierKeys.enumerated() {
+                let current = schema.keys[index]
+                for key in earlier where feed.aliases.currentKey[key] == nil && key != current {
+                    feed.aliases.currentKey[key] = current
+                    feed.aliases.earlierKeys[current, default: []].append(key)
+                    feed.aliases.movedBy[key] = schema.className
+                    added = true
+                }
+            }
+            if added {
+                feed.aliases.generation &+= 1
+                if storable_config_atomic_load(hasAliasesFlag) == 0 { storable_config_atomic_add(hasAliasesFlag, 1) }
+            }
+            return added
+        }
+        guard added else { return }
+        let configs = feed.withLock { $0.receivers.compactMap(\.config) }
+        for config in configs where config.schema !== schema {
+            reportAliases(of: config.schema)
+        }
+    }
+
+    /// Reports, once per class and key, each setting of `schema` whose key aliases send elsewhere.
+    func reportAliases(of schema: ConfigSchema) {
+        guard hasAliases else { return }
+        let reports = feed.withLock { feed -> [StorableConfigError] in
+            var reports: [StorableConfigError] = []
+            for key in schema.keys {
+                guard let current = feed.aliases.currentKey[key], let movedBy = feed.aliases.movedBy[key],
+                    feed.aliases.reported.insert(schema.className + "\u{0}" + key).inserted
+                else { continue }
+                reports.append(
+                    .earlierKeyInUse(className: schema.className, key: key, currentKey: current, movedBy: movedBy))
+            }
+            return reports
+        }
+        for report in reports { StorableConfig.report(report) }
+    }
+
+    // MARK: Updates and reloads
 
     /// Replaces the values of `keys` by `transform` of their values in `store`, as one
     /// ``ConfigStore/updateValues(forKeys:_:)``, then tells every other config bound to the storage, as
     /// ``write(_:to:from:)`` does.
+    ///
+    /// `keys` are configs' keys, which aliases may send elsewhere, or, with `storeKeys`, the store's own (a move
+    /// or a migration, which reads and writes earlier keys themselves).
     ///
     /// - Returns: The version of the write, the values of `keys` after it, and whether the store failed to
     ///   write them (the values are then what the store holds).
     /// - Throws: What `transform` throws; nothing is then changed.
     func update(
         keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void, in store: any ConfigStore,
-        from origin: ObjectIdentifier
+        from origin: ObjectIdentifier, storeKeys: Bool = false
     ) throws -> (version: UInt64, values: [String: StoredValue], failed: Bool) {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         var updated: [String: StoredValue] = [:]
         var transformFailure: (any Error)?
-        let start = beginStoreCall()
+        let call = beginStoreCall(keys: keys, translating: !storeKeys)
+        let translated = call.storeKeys != keys
+        // The transform sees the values under the keys it was given, wherever the store holds them.
+        func given(_ stored: [String: StoredValue]) -> [String: StoredValue] {
+            guard translated else { return stored }
+            var values: [String: StoredValue] = [:]
+            for (key, storeKey) in zip(keys, call.storeKeys) { values[key] = stored[storeKey] }
+            return values
+        }
         let (version, certain) = try OutsideLocks.deferring {
             do {
-                updated = try store.updateValues(forKeys: keys) { values in
+                let result = try store.updateValues(forKeys: call.storeKeys) { values in
                     do {
-                        try transform(&values)
+                        guard translated else { return try transform(&values) }
+                        var mine = given(values)
+                        try transform(&mine)
+                        for (key, storeKey) in zip(keys, call.storeKeys) { values[storeKey] = mine[key] }
                     } catch {
                         transformFailure = error
                         throw error
                     }
                 }
+                updated = given(result)
             } catch {
                 // The caller's transform refused: nothing changed, nobody is told.
                 if let transformFailure {
@@ -275,19 +443,20 @@ final class StoreHub: @unchecked Sendable {
                 }
                 // The store failed: it holds what it held, or the change in memory; read that.
                 failure = error
-                updated = (try? store.values(forKeys: keys)) ?? [:]
+                updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
             }
-            return numberWrite(from: origin, startedAt: start, targets: &targets)
+            return numberWrite(from: origin, call: call, targets: &targets)
         }
         if let failure {
             for key in keys { StorableConfig.report(.writeFailed(key: key, reason: "\(failure)")) }
         }
+        let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
         for target in targets {
-            for key in keys {
-                target.receive(key: key, stored: updated[key], typedValue: nil, version: version)
+            for (key, storeKey) in told {
+                target.receive(key: storeKey, stored: updated[key], typedValue: nil, version: version)
             }
         }
-        if !certain { storageChanged(keys: Set(keys)) }
+        if !certain { storageChanged(keys: Set(call.storeKeys)) }
         return (version, updated, failure != nil)
     }
 
@@ -304,7 +473,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
-        let (version, targets) = try OutsideLocks.deferring {
+        let (version, targets, _) = try OutsideLocks.deferring {
             do {
                 try store.reload()
             } catch {

@@ -5,7 +5,7 @@ final class ConfigSchema: Sendable {
     let keys: [String]
     /// For each setting, the keys its value may have been stored under before, in search order.
     let earlierKeys: [[String]]
-    /// Whether some setting has earlier keys; read under the hub's lock for every config bound to the storage.
+    /// Whether some setting has earlier keys.
     let hasEarlierKeys: Bool
     let indexByKey: [String: Int]
     /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
@@ -104,33 +104,6 @@ final class ConfigSchema: Sendable {
                     className: className, property: reflected.name,
                     reason: "its earlier key '\(key)' is the current key of the setting '\(owner.name)' declared in "
                         + "\(owner.declaringClass); moving values from it would take that setting's value away")
-            }
-        }
-    }
-
-    /// The check of earlier keys against the settings of other classes whose configs use the same storage:
-    /// an earlier key of either that is a current key of the other is a declaration error.
-    func checkEarlierKeys(against others: [ConfigSchema]) throws {
-        let others = others.filter { $0 !== self && ($0.hasEarlierKeys || hasEarlierKeys) }
-        guard !others.isEmpty else { return }
-        for other in others {
-            for (index, earlier) in earlierKeys.enumerated() {
-                if let key = earlier.first(where: { other.indexByKey[$0] != nil }) {
-                    throw StorableConfigError.invalidDeclaration(
-                        className: className, property: names[index],
-                        reason: "its earlier key '\(key)' is the current key of a setting of \(other.className), "
-                            + "whose config uses the same store; moving values from it would take that setting's "
-                            + "value away")
-                }
-            }
-            for (index, earlier) in other.earlierKeys.enumerated() {
-                if let key = earlier.first(where: { indexByKey[$0] != nil }) {
-                    throw StorableConfigError.invalidDeclaration(
-                        className: className, property: names[indexByKey[key] ?? 0],
-                        reason: "its key '\(key)' is an earlier key of the setting '\(other.names[index])' of "
-                            + "\(other.className), whose config uses the same store; that config would move this "
-                            + "setting's values away")
-                }
             }
         }
     }

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// The class as an older version of the app, or a library that was not updated, still declares it.
+final class LivePrefs: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    @Setting var volume = 1
+    @Setting var name = ""
+}
+
+/// Its new name: values stored under `live.LivePrefs.*` move to `live.LivePreferences.*`.
+final class LivePreferences: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    override class var previousConfigNames: [String] { ["LivePrefs"] }
+    @Setting var volume = 1
+    @Setting var name = ""
+}
+
+/// A config of the old class alive beside one of the class that moves its values: the process goes on, both
+/// configs read and write the same value, and no write through either is lost, whichever comes first.
+@Suite(.serialized)
+struct LiveEarlierKeysTests {
+    /// Values an observer of `setting` hears, in order.
+    final class Heard: @unchecked Sendable {
+        private let values = Locked<[Int]>([])
+        var all: [Int] { values.withLock { $0 } }
+        func add(_ value: Int) { values.withLock { $0.append(value) } }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theNewClassCreatedWhileTheOldOneLivesTakesItsValuesAndBothStayInStep(kind: StoreKind) throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(kind)
+        let store = fixture.open()
+        let old = LivePrefs(store: store)
+        old.volume = 3
+        old.name = "kept"
+        let heardByOld = Heard()
+        let oldToken = old.$volume.observe { heardByOld.add($0) }
+        let new = LivePreferences(store: store)
+        let heardByNew = Heard()
+        let newToken = new.$volume.observe { heardByNew.add($0) }
+        #expect(new.volume == 3)
+        #expect(new.name == "kept")
+        // The old config writes after the move: its value goes where the new one reads.
+        old.volume = 4
+        #expect(new.volume == 4)
+        new.volume = 5
+        #expect(old.volume == 5)
+        #expect(try store.value(forKey: "live.LivePreferences.volume") == .int(5))
+        #expect(try store.value(forKey: "live.LivePrefs.volume") == nil)
+        #expect(heardByOld.all.suffix(2) == [4, 5])
+        #expect(heardByNew.all == [4, 5])
+        let reports = ReportedErrors.mentioning("live.LivePrefs.volume").filter {
+            if case .earlierKeyInUse = $0 { return true }
+            return false
+        }
+        #expect(!reports.isEmpty)
+        withExtendedLifetime((oldToken, newToken)) {}
+        // The new config goes away; the old one still writes where the next start reads.
+        withExtendedLifetime(new) {}
+        old.volume = 6
+        #expect(try store.value(forKey: "live.LivePreferences.volume") == .int(6))
+        withExtendedLifetime(old) {}
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theOldClassCreatedAfterTheNewOneReadsAndWritesTheMovedValues(kind: StoreKind) throws {
+        let fixture = StoreFixture(kind)
+        let store = fixture.open()
+        try store.setValue(.int(7), forKey: "live.LivePrefs.volume")
+        let new = LivePreferences(store: store)
+        #expect(new.volume == 7)
+        let heardByNew = Heard()
+        let token = new.$volume.observe { heardByNew.add($0) }
+        let old = LivePrefs(store: store)
+        #expect(old.volume == 7, "the old config reads the moved value, not its default")
+        old.volume = 8
+        #expect(new.volume == 8)
+        #expect(heardByNew.all == [8])
+        new.volume = 9
+        #expect(old.volume == 9)
+        #expect(try store.value(forKey: "live.LivePrefs.volume") == nil)
+        #expect(try store.value(forKey: "live.LivePreferences.volume") == .int(9))
+        withExtendedLifetime((token, new, old)) {}
+    }
+
+    @Test func writesOfTheOldConfigDuringTheMoveAreNotLost() async throws {
+        for _ in 0..<20 {
+            let store = InMemoryStore()
+            let old = LivePrefs(store: store)
+            old.volume = 1
+            let writer = Task.detached {
+                for value in 2...200 { old.volume = value }
+            }
+            let new = LivePreferences(store: store)
+            await writer.value
+            #expect(new.volume == 200)
+            #expect(old.volume == 200)
+            #expect(store.value(forKey: "live.LivePreferences.volume") == .int(200))
+        }
+    }
+}
