@@ -14,7 +14,10 @@ struct DemoCommand: Equatable {
     }
 
     var action: Action
-    var storePath: String?
+    /// What `--store` names; `nil`: the default JSON file.
+    var store: StoreAddress?
+    /// The options that override a setting for this run, each as `--option=value`, for the library to read.
+    var overrideArguments: [String] = []
 
     /// A command line that does not parse: exit status 2.
     struct UsageError: Error, Equatable {
@@ -24,8 +27,16 @@ struct DemoCommand: Equatable {
     static let commands = ["list", "get", "set", "reset", "export", "import", "schema", "watch", "help"]
 
     /// Parses the arguments after the program name.
-    static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
-        var storePath: String?
+    ///
+    /// - Parameters:
+    ///   - overrideOptions: The options that override a setting (`--app-config-user-name`), each with whether
+    ///     its setting is a `Bool`, whose option may stand alone (meaning `true`).
+    ///   - home: The directory that a leading `~` in `--store` names.
+    static func parse(_ arguments: [String], overrideOptions: [String: Bool] = [:], home: String? = nil)
+        throws(UsageError) -> DemoCommand
+    {
+        var storeText: String?
+        var overrideArguments: [String] = []
         var json = false
         var replace = false
         var includeSecrets = false
@@ -36,14 +47,18 @@ struct DemoCommand: Equatable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            // After `set <config>.<setting>`, the next argument is the value, even if it starts with a dash.
-            let isSetValue =
-                positionals.count == 2 && positionals.first == "set"
-                && !["--store", "--json", "--help", "-h", "--"].contains(argument) && !argument.hasPrefix("--store=")
+            // After `set <config>.<setting>`, the next argument is the value, whatever it looks like (`-h`, `--json`,
+            // an override's option); only `--`, which ends the options anywhere, comes before it.
+            let isSetValue = positionals.count == 2 && positionals.first == "set" && argument != "--"
             // `import -` reads standard input.
             let isStandardInput = argument == "-" && positionals.first == "import"
             if optionsEnded || isSetValue || isStandardInput || !isOption(argument) {
                 positionals.append(argument)
+                continue
+            }
+            let optionName = String(argument.prefix { $0 != "=" })
+            if let isBool = overrideOptions[optionName] {
+                overrideArguments.append(try overrideArgument(optionName, argument, arguments, &index, isBool: isBool))
                 continue
             }
             switch argument {
@@ -53,10 +68,10 @@ struct DemoCommand: Equatable {
                 guard index < arguments.count else {
                     throw UsageError(message: "--store needs a path: --store <path.json>")
                 }
-                storePath = arguments[index]
+                storeText = arguments[index]
                 index += 1
             case _ where argument.hasPrefix("--store="):
-                storePath = String(argument.dropFirst("--store=".count))
+                storeText = String(argument.dropFirst("--store=".count))
             case "--json":
                 json = true
             case "--replace":
@@ -71,16 +86,14 @@ struct DemoCommand: Equatable {
                         + "--replace (for import), --include-secrets (for export), --help")
             }
         }
-        if let storePath, storePath.isEmpty {
-            throw UsageError(message: "--store needs a path: --store <path.json>")
-        }
+        let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
         let command = positionals.first
         if wantsHelp {
             if let command, !commands.contains(command) {
                 throw UsageError(
                     message: "unknown command '\(command)'; commands are \(commands.joined(separator: ", "))")
             }
-            return DemoCommand(action: .help(command), storePath: storePath)
+            return DemoCommand(action: .help(command), store: store, overrideArguments: overrideArguments)
         }
         let operands = Array(positionals.dropFirst())
         if json && command != "list" {
@@ -140,7 +153,31 @@ struct DemoCommand: Equatable {
                 message: "unknown command '\(other)'; commands are \(commands.joined(separator: ", ")) "
                     + "(or none, to simulate an app launch)")
         }
-        return DemoCommand(action: action, storePath: storePath)
+        return DemoCommand(action: action, store: store, overrideArguments: overrideArguments)
+    }
+
+    /// The override `option` given as `argument` (which `index` follows), as `--option=value`: with `=`, its
+    /// value; a `Bool`'s option alone is `true`, or takes a following `true` or `false`; any other takes the next
+    /// argument, which must be there, and be neither an option nor a command (`--app-config-volume get` is a
+    /// mistake far more often than a volume: such a value is written `--app-config-user-name=get`).
+    private static func overrideArgument(
+        _ option: String, _ argument: String, _ arguments: [String], _ index: inout Int, isBool: Bool
+    ) throws(UsageError) -> String {
+        if argument != option { return argument }
+        let next = index < arguments.count ? arguments[index] : nil
+        if isBool {
+            guard let next, next == "true" || next == "false" else { return "\(option)=true" }
+            index += 1
+            return "\(option)=\(next)"
+        }
+        guard let next, !next.hasPrefix("--"), !commands.contains(next) else {
+            let found = next.map { "'\($0)'" } ?? "nothing"
+            throw UsageError(
+                message: "\(option) needs a value, and is followed by \(found): write \(option)=<value> "
+                    + "(or \(option) <value>, with a value that is not a command or an option)")
+        }
+        index += 1
+        return "\(option)=\(next)"
     }
 
     /// Options start with a dash; negative numbers ("-5", "-0.5") are values.

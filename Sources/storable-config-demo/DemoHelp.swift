@@ -26,10 +26,18 @@ enum DemoHelp {
 
         options (before or after the command):
           --store <path.json>   use this JSON file instead of the default
-                                ($XDG_CONFIG_HOME or ~/.config, then storable-config-demo/settings.json)
+                                ($XDG_CONFIG_HOME or ~/.config, then storable-config-demo/settings.json);
+                                a leading ~ or ~/ is $HOME; colons are part of the name (./a:b.json)
+          --store file:///path.json
+                                the same, as a file URL
           --store etcd://host:port[,host:port...][/prefix/]
                                 use an etcd cluster; the path is the keys' prefix. Credentials come from
                                 STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD
+                                (any other scheme://, such as http:// or redis://, is refused: exit 2)
+          --<config>-config-<setting>=<value>
+                                override a setting for this run, never stored (--app-config-user-name=x); the
+                                value may also follow as the next argument unless it is a command or an option.
+                                The environment does the same: APP_CONFIG_USER_NAME=x
           --help, -h            show help
 
         examples:
@@ -37,6 +45,9 @@ enum DemoHelp {
           storable-config-demo set twitter.userName nkysu1
           storable-config-demo get twitter.userName
           storable-config-demo list --json --store /tmp/demo.json
+
+        Values show as set takes them: text as it is, no value (an optional's nil) as null, and text that would
+        read back as something else (a control character, the text "null") as a quoted JSON string.
 
         exit status: 0 success, 1 failure (the store or a document cannot be read or written), 2 usage error
         (or a document that cannot be used).
@@ -50,7 +61,8 @@ enum DemoHelp {
 
                 Lists every setting of every config: its short name, value, default, whether a value is stored
                 (yes) or the default is in use (no), and its full storage key. With --json, prints one JSON
-                object mapping short names to values, for scripts.
+                object mapping short names to values (budget.incomes: the array of records, as get prints it),
+                for scripts.
 
                 examples:
                   storable-config-demo list
@@ -61,7 +73,9 @@ enum DemoHelp {
                 usage: storable-config-demo get <config>.<setting> [--store <path.json>]
 
                 Prints the setting's value alone on one line: text as it is (nkysu1), numbers and Booleans as
-                they are (true, 0.8), arrays and structures as compact JSON (["sleep","eat"]).
+                they are (true, 0.8), arrays and structures as compact JSON (["sleep","eat"]), no value as null.
+                Text that would read back as something else is a quoted JSON string: "null" for the text null,
+                "a\\nb" for text with a line break (control characters are never printed as they are).
 
                 examples:
                   storable-config-demo get app.isFirstLaunch
@@ -73,7 +87,13 @@ enum DemoHelp {
 
                 Parses the value as the setting's type and stores it: true or false for a Boolean, numbers as
                 numbers, a case name for an enumeration, JSON for arrays and structures, null to clear an
-                optional. A value that does not parse changes nothing and names the type expected.
+                optional, a quoted JSON string for text that would otherwise read as something else ('"null"').
+                A value that does not parse changes nothing and names the type expected (exit 2). The argument
+                after <config>.<setting> is always the value, even -h or --json; only -- comes before it.
+
+                budget.incomes takes a JSON array of records and replaces the records that are stored: each id
+                once (an id given twice is refused, exit 2). If the stored value is not a dictionary of records,
+                it is kept and nothing is changed (exit 1): reset budget.incomes removes it.
 
                 examples:
                   storable-config-demo set twitter.userName nkysu1

@@ -12,14 +12,20 @@ struct DemoTool {
 
     let store: any ConfigStore
     let configs: [NamedConfig]
-    /// Whether a write failed since the tool started; a failed command prints no confirmation.
-    var writeFailed: () -> Bool = { false }
+    /// The first write that failed since the tool started; a failed command prints no confirmation.
+    var writeFailure: () -> StorableConfigError? = { nil }
 
-    /// Opens the store that `--store` names: an etcd cluster for `etcd://host:port[,host:port…][/prefix/]`,
-    /// else the JSON file at `path`, or at the default location when `path` is nil.
-    static func openStore(path: String?) throws(Failure) -> any ConfigStore {
-        if let path, path.hasPrefix("etcd://") { return try openEtcd(path) }
-        let url = path.map { URL(fileURLWithPath: $0) } ?? JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
+    private func writeFailed() -> Bool { writeFailure() != nil }
+
+    /// Opens the store that `--store` names: an etcd cluster, a JSON file, or the default JSON file when
+    /// `address` is nil. Nothing is created until something is written.
+    static func openStore(_ address: StoreAddress?) throws(Failure) -> any ConfigStore {
+        let url: URL
+        switch address {
+        case .etcd(let location)?: return try openEtcd(location)
+        case .file(let path)?: url = URL(fileURLWithPath: path)
+        case nil: url = JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
+        }
         do {
             // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
             // cannot read.
@@ -64,33 +70,23 @@ struct DemoTool {
 
     func run(_ action: DemoCommand.Action) throws(Failure) {
         switch action {
-        case .launch: launch()
+        case .launch: try launch()
         case .list(let json): json ? listJSON() : listTable()
-        case .get(let name): print(try setting(named: name).setting.valueText)
+        case .get(let name): print(Self.displayed(try setting(named: name).setting.valueText))
         case .set(let name, let text):
-            let (shortName, setting) = try setting(named: name)
-            let shownText = setting.isSecret ? StorableConfigError.redacted : text
-            do {
-                try setting.assign(parsing: text)
-            } catch StorableConfigError.invalidValue(_, _, let reason) {
-                throw Failure(message: "invalid value '\(shownText)' for \(shortName): \(reason)", usage: true)
-            } catch {
-                throw Failure(
-                    message: "invalid value '\(shownText)' for \(shortName): expected \(setting.valueTypeName), "
-                        + "\(setting.expectedFormat)", usage: true)
-            }
-            if !writeFailed() { print("\(shortName) = \(shown(setting))") }
+            try set(name, to: text)
         case .reset(nil):
-            for named in configs { named.config.reset() }
+            // Only what is stored is removed: with nothing stored, nothing is written (or created).
+            for named in configs where isStored(named.config.allSettings) { named.config.reset() }
             if !writeFailed() { print("reset every setting to its default") }
         case .reset(let name?):
             if let named = configs.first(where: { $0.name == name }) {
-                named.config.reset()
+                if isStored(named.config.allSettings) { named.config.reset() }
                 if !writeFailed() { print("reset \(name) to its defaults") }
             } else {
                 let (shortName, setting) = try setting(named: name)
-                setting.reset()
-                if !writeFailed() { print("reset \(shortName) to its default: \(setting.valueText)") }
+                if isStored([setting]) { setting.reset() }
+                if !writeFailed() { print("reset \(shortName) to its default: \(Self.displayed(setting.valueText))") }
             }
         case .export(let names, let includingSecrets):
             try export(names, includingSecrets: includingSecrets)
@@ -102,6 +98,47 @@ struct DemoTool {
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):
             print(topic.map(DemoHelp.command) ?? DemoHelp.general)
+        }
+    }
+
+    /// Parses `text` as the setting's type and stores it: exit 2 for a value that is not one, exit 1 for a stored
+    /// value that the change would have to destroy.
+    private func set(_ name: String, to text: String) throws(Failure) {
+        let (shortName, setting) = try setting(named: name)
+        let shownText = setting.isSecret ? StorableConfigError.redacted : text
+        do {
+            try setting.assign(parsing: text)
+        } catch StorableConfigError.invalidValue(_, _, let reason) {
+            throw Failure(message: "invalid value '\(shownText)' for \(shortName): \(reason)", usage: true)
+        } catch StorableConfigError.typeMismatch(_, _, let found, _, let foundText) {
+            // A record collection changes only the records it names; a stored value that is not a dictionary of
+            // records is not one of them, and is kept.
+            throw Failure(
+                message: "cannot set \(shortName): the value stored for it, \(foundText ?? found.description), is "
+                    + "not a dictionary of records by id; it is kept, and nothing was changed "
+                    + "(storable-config-demo reset \(shortName) removes it)")
+        } catch {
+            throw Failure(
+                message: "invalid value '\(shownText)' for \(shortName): expected \(setting.valueTypeName), "
+                    + "\(setting.expectedFormat)", usage: true)
+        }
+        if !writeFailed() { print("\(shortName) = \(shown(setting))") }
+    }
+
+    /// Whether the store holds a value for any of `settings`, of the right type or not.
+    private func isStored(_ settings: [any AnySetting]) -> Bool {
+        let keys = settings.map(\.key)
+        return !((try? store.values(forKeys: keys))?.isEmpty ?? false)
+    }
+
+    /// The sentence for a write that failed: what was not stored, and why.
+    func message(for failure: StorableConfigError) -> String {
+        switch failure {
+        case .writeFailed(let key, let reason), .encodingFailed(let key, let reason):
+            let name = rows().first { $0.setting.key == key }?.name ?? key
+            return "could not store \(name): \(reason)"
+        default:
+            return failure.description
         }
     }
 
@@ -127,17 +164,11 @@ struct DemoTool {
     /// Applies the document at `path` (`-`: standard input): exit 1 if it cannot be read, 2 if it cannot be
     /// used; the store is then unchanged.
     private func importDocument(path: String, replace: Bool) throws(Failure) {
-        let data: Data
-        if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw Failure(message: "cannot read \(path): \(error.localizedDescription)")
-            }
-        }
         let source = path == "-" ? "standard input" : path
+        let data = try Self.contents(of: path)
+        guard !data.isEmpty else {
+            throw Failure(message: "cannot import \(source): it is empty; a settings document is what export prints")
+        }
         do {
             let document = try ConfigDocument(jsonText: String(decoding: data, as: UTF8.self))
             try document.apply(to: configs.map(\.config), mode: replace ? .replace : .merge)
@@ -151,16 +182,36 @@ struct DemoTool {
         }
     }
 
-    /// Prints each change to the settings as it happens, one line each, until the program is stopped.
-    private func watch() -> Never {
-        if let file = store as? JSONFileStore {
-            do {
-                try file.startWatching()
-            } catch {
-                print("cannot watch \(file.url.path): \(error)")
-                exit(1)
-            }
+    /// The bytes of the file at `path`, or of standard input for `-`, read with read(2), so that a pipe
+    /// (`<(…)`), a device (`/dev/null`) or a FIFO reads as a file does.
+    private static func contents(of path: String) throws(Failure) -> Data {
+        let source = path == "-" ? "standard input" : path
+        func failure(_ code: Int32) -> Failure {
+            Failure(message: "cannot read \(source): \(String(cString: strerror(code)))")
         }
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno) }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw Failure(message: "cannot read \(source): it is a directory, not a settings document")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// Prints each change to the settings as it happens, one line each, until the program is stopped. Creates
+    /// nothing: a JSON file whose directory does not exist yet is watched once something creates it.
+    private func watch() -> Never {
         var tokens: [ObservationToken] = []
         for named in configs {
             let name = named.name
@@ -171,32 +222,85 @@ struct DemoTool {
                 })
         }
         FileHandle.standardOutput.write(Data("watching \(store) (stop with Ctrl-C)\n".utf8))
+        if let file = store as? JSONFileStore {
+            let directory = file.url.deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: directory) {
+                FileHandle.standardOutput.write(Data("waiting for the directory \(directory) to be created\n".utf8))
+                while !FileManager.default.fileExists(atPath: directory) { usleep(200_000) }
+            }
+            do {
+                try file.startWatching()
+                // What was written before the watch began.
+                try configs.first?.config.reload()
+            } catch {
+                exitWithMessage("cannot watch \(file.url.path): \(error)", status: 1)
+            }
+        }
         while true {
             sleep(3600)
             withExtendedLifetime(tokens) {}
         }
     }
 
-    private func launch() {
+    /// Says whether this is the first launch, records the launch, and shows the settings. If the launch
+    /// cannot be recorded, says so instead, and fails: the values in memory would not be what is stored.
+    private func launch() throws(Failure) {
         guard let app = configs.first?.config as? AppConfig else { return }
-        if app.isFirstLaunch {
-            print("First launch: welcome! This run is recorded, so the next one will not be a first launch.")
-        } else {
-            let last = app.lastLaunch == nil ? "" : " (last launch \(app.$lastLaunch.valueText))"
-            print("Welcome back: this is launch \(app.launchCount + 1)\(last).")
-        }
+        let isFirstLaunch = app.isFirstLaunch
+        let launch = app.launchCount + 1
+        let last = app.lastLaunch == nil ? "" : " (last launch \(app.$lastLaunch.valueText))"
         app.batch {
             app.isFirstLaunch = false
             app.launchCount += 1
             app.lastLaunch = Date()
         }
+        if let failure = writeFailure() {
+            print(
+                isFirstLaunch
+                    ? "First launch: welcome! This launch could not be recorded, so the next one will be a first "
+                        + "launch too."
+                    : "Welcome back: this is launch \(launch)\(last). This launch could not be recorded.")
+            var reason = failure.description
+            if case .writeFailed(_, let inner) = failure { reason = inner }
+            throw Failure(message: "this launch was not recorded in \(store): \(reason)")
+        }
+        print(
+            isFirstLaunch
+                ? "First launch: welcome! This run is recorded, so the next one will not be a first launch."
+                : "Welcome back: this is launch \(launch)\(last).")
         print("Settings are stored in \(store):\n")
         listTable()
     }
 
     /// The value as `list` and `set` show it: `<redacted>` for a secret (`get` prints it).
     private func shown(_ setting: any AnySetting) -> String {
-        setting.isSecret ? StorableConfigError.redacted : setting.valueText
+        setting.isSecret ? StorableConfigError.redacted : Self.displayed(setting.valueText)
+    }
+
+    /// `text` safe to print on a terminal: text holding a control character (a line break, an escape that
+    /// would recolour the terminal) is shown as a JSON string, `"a\nb"`, `"\u001b[31m"`, which `set` reads back.
+    static func displayed(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where isControl(scalar):
+                let hex = String(scalar.value, radix: 16)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// C0 and C1 control characters and DEL.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     private func rows() -> [(name: String, setting: any AnySetting)] {
@@ -210,7 +314,8 @@ struct DemoTool {
         let lines = rows().map { row in
             [
                 row.name, shown(self.shown(row.setting)),
-                shown(row.setting.isSecret ? StorableConfigError.redacted : row.setting.defaultValueText),
+                shown(
+                    row.setting.isSecret ? StorableConfigError.redacted : Self.displayed(row.setting.defaultValueText)),
                 row.setting.isSet ? "yes" : "no", row.setting.source.description, row.setting.key,
             ]
         }
@@ -228,7 +333,14 @@ struct DemoTool {
     private func listJSON() {
         var object: [String: StoredValue] = [:]
         for row in rows() {
-            object[row.name] = row.setting.isSecret ? .string(StorableConfigError.redacted) : row.setting.storedValue
+            if row.setting.isSecret {
+                object[row.name] = .string(StorableConfigError.redacted)
+            } else if row.setting is RecordCollection<Income> {
+                // An array of records, in order, as `get`, `list` and `set` show them (stored: a dictionary by id).
+                object[row.name] = (try? StoredValue(jsonText: row.setting.valueText)) ?? .array([])
+            } else {
+                object[row.name] = row.setting.storedValue
+            }
         }
         print(StoredValue.dictionary(object).jsonText(pretty: true))
     }

@@ -12,18 +12,29 @@ func exitWithMessage(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-// Settings can be overridden for one run: APP_CONFIG_USER_NAME=x, or --app-config-user-name=x. Those arguments are
-// taken out before the demo's own parser sees the rest (the names come from the configs, made in memory first).
-let ownArguments = ConfigOverrides.removingSettingArguments(
-    from: Array(CommandLine.arguments.dropFirst()), of: NamedConfig.all(store: InMemoryStore()).map(\.config))
-StorableConfig.defaultOverrides = .environmentAndArguments()
+// Settings can be overridden for one run: APP_CONFIG_USER_NAME=x, or --app-config-user-name=x. The demo's parser
+// finds those options by the names the configs give them (made in memory first), and hands the library only
+// them, so that an option's value is never taken from the demo's own arguments.
+let overrideOptions = Dictionary(
+    NamedConfig.all(store: InMemoryStore()).flatMap { named in
+        named.config.allSettings.map { setting in
+            (
+                ConfigOverrides.argumentName(configName: type(of: named.config).configName, name: setting.name),
+                setting.valueTypeName == "Bool"
+            )
+        }
+    }, uniquingKeysWith: { first, _ in first })
 
 let command: DemoCommand
 do {
-    command = try DemoCommand.parse(ownArguments)
+    command = try DemoCommand.parse(
+        Array(CommandLine.arguments.dropFirst()), overrideOptions: overrideOptions,
+        home: ProcessInfo.processInfo.environment["HOME"])
 } catch {
     exitWithMessage(error.message + " (see storable-config-demo --help)", status: 2)
 }
+StorableConfig.defaultOverrides = .environmentAndArguments(
+    arguments: Array(CommandLine.arguments.prefix(1)) + command.overrideArguments)
 
 if case .help(let topic) = command.action {
     print(topic.map(DemoHelp.command) ?? DemoHelp.general)
@@ -31,13 +42,13 @@ if case .help(let topic) = command.action {
 }
 
 do {
-    let store = try DemoTool.openStore(path: command.storePath)
+    let store = try DemoTool.openStore(command.store)
     var tool = DemoTool(store: store)
-    tool.writeFailed = { reported.firstWriteFailure != nil }
+    tool.writeFailure = { reported.firstWriteFailure }
     try tool.run(command.action)
+    if let failure = reported.firstWriteFailure {
+        exitWithMessage(tool.message(for: failure), status: 1)
+    }
 } catch {
     exitWithMessage(error.message, status: error.usage ? 2 : 1)
-}
-if let failure = reported.firstWriteFailure {
-    exitWithMessage(failure.description, status: 1)
 }

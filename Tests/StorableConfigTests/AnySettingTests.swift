@@ -29,7 +29,7 @@ struct AnySettingTests {
         #expect(try setting("profile", of: config).valueText == #"{"age":3,"name":"n","tags":[]}"#)
         #expect(try setting("optionalInt", of: config).valueText == "null")
         #expect(try setting("theme", of: config).defaultValueText == "light")
-        #expect(try setting("strings", of: config).valueTypeName == "Array<String>")
+        #expect(try setting("strings", of: config).valueTypeName == "[String]")
     }
 
     @Test func textIsParsedAsTheSettingsType() throws {

@@ -22,6 +22,40 @@ final class DemoHome {
             removing: environment["XDG_CONFIG_HOME"] == nil ? ["XDG_CONFIG_HOME"] : [])
     }
 
+    /// Runs the demo in `workingDirectory` (default: this home), with `input` on a pipe as its standard input.
+    func run(_ arguments: [String], input: Data, in workingDirectory: URL? = nil) throws -> ChildResult {
+        let process = Process()
+        process.executableURL = try builtProduct("storable-config-demo")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = directory.url.path
+        environment["XDG_CONFIG_HOME"] = nil
+        process.environment = environment
+        process.currentDirectoryURL = workingDirectory ?? directory.url
+        let (inputPipe, output, errorOutput) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = inputPipe
+        process.standardOutput = output
+        process.standardError = errorOutput
+        try process.run()
+        inputPipe.fileHandleForWriting.write(input)
+        try inputPipe.fileHandleForWriting.close()
+        let errorData = Locked(Data())
+        let errorReader = Thread { errorData.withLock { $0 = errorOutput.fileHandleForReading.readDataToEndOfFile() } }
+        errorReader.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+        return ChildResult(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// Every path under this home, relative to it, sorted.
+    func contents() throws -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: directory.url.path)
+        return (enumerator?.allObjects as? [String] ?? []).sorted()
+    }
+
     func settings() throws -> [String: Any] {
         try jsonObject(at: settingsFile)
     }

@@ -38,7 +38,7 @@ extension Setting: SettingBox {
             return rules?.check?(value)
         } catch {
             // A decoder's message may quote the value.
-            return isSecret ? "it is not a \(valueTypeName)" : "\(error)"
+            return isSecret ? "it is not \(TypeName.withArticle(valueTypeName))" : "\(error)"
         }
     }
 
@@ -87,8 +87,19 @@ extension Setting: SettingBox {
             apply(value, isSet: true, version: version, stored: stored)
         } catch {
             let found = isSecret ? StoredValue.string(StorableConfigError.redacted) : stored
-            let reason = isSecret ? "it is not a \(traits.typeName)" : "\(error)"
-            StorableConfig.report(.typeMismatch(key: key, expectedType: traits.typeName, found: found, reason: reason))
+            let reason = isSecret ? "it is not \(TypeName.withArticle(traits.typeName))" : "\(error)"
+            let key = key
+            let typeName = traits.typeName
+            func report(foundText: String?) {
+                StorableConfig.report(
+                    .typeMismatch(key: key, expectedType: typeName, found: found, reason: reason, foundText: foundText))
+            }
+            if !isSecret, let source = locked({ binding })?.context.store as? any OriginalTextSource {
+                // The store's lock is not taken under the framework's: ask once they are released.
+                OutsideLocks.run { report(foundText: source.originalText(forKey: key, of: stored)) }
+            } else {
+                report(foundText: nil)
+            }
             apply(defaultValue, isSet: true, version: version, stored: nil)
         }
     }

@@ -11,7 +11,8 @@ extension Setting: AnySetting {
         Self.format(of: Value.self, example: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
     }
 
-    /// The current value as text, in the form ``assign(parsing:)`` accepts.
+    /// The current value as text, in the form ``assign(parsing:)`` accepts: text as it is, unless it would read
+    /// back as another value (a `String?` holding the text `null` shows as `"null"`, its `nil` as `null`).
     public var valueText: String {
         Self.text(of: storedValue)
     }
@@ -53,9 +54,14 @@ extension Setting: AnySetting {
 
     private static func text(of stored: StoredValue) -> String {
         switch stored {
-        case .string(let text): text
-        case .date(let date): ISO8601Timestamp.string(from: date)
-        default: JSONText.string(from: stored, pretty: false)
+        case .string(let text):
+            // `assign(parsing:)` tries JSON first: text that is JSON for a value of this type is quoted.
+            if let json = try? JSONText.parse(Data(text.utf8)), (try? ValueTraits<Value>.shared.decode(json)) != nil {
+                return JSONText.string(from: stored, pretty: false)
+            }
+            return text
+        case .date(let date): return ISO8601Timestamp.string(from: date)
+        default: return JSONText.string(from: stored, pretty: false)
         }
     }
 

@@ -11,9 +11,13 @@ import Foundation
 /// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
 /// ```
 public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The value stored for `key` is not a `expectedType`; the setting reads as its default, and the stored
+    /// The value stored for `key` is not of `expectedType`; the setting reads as its default, and the stored
     /// value is left untouched until the setting is assigned.
-    case typeMismatch(key: String, expectedType: String, found: StoredValue, reason: String)
+    ///
+    /// `expectedType` is a type as Swift writes it (`Int`, `Date?`, `[String]`) or a phrase ("dictionary of
+    /// records"). `foundText` is the stored value's text as the store holds it, when ``StoredValue`` holds it
+    /// only approximately (a JSON file's `999999999999999999999`, which `found` holds as `1e+21`).
+    case typeMismatch(key: String, expectedType: String, found: StoredValue, reason: String, foundText: String? = nil)
     /// The value assigned to `key` could not be converted to its stored form; it is kept in memory only.
     case encodingFailed(key: String, reason: String)
     /// The store failed to read `key`; the setting keeps the value it had (its default, when loading).
@@ -60,7 +64,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// The key, if the error concerns one setting.
     public var key: String? {
         switch self {
-        case .typeMismatch(let key, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
+        case .typeMismatch(let key, _, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
             .writeFailed(let key, _), .invalidText(let key, _, _), .invalidValue(let key, _, _),
             .invalidOverride(_, let key, _, _), .assignedWhileOverridden(let key, _):
             key
@@ -73,48 +77,59 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// A full sentence describing the problem and what happened to the value.
     public var description: String {
         switch self {
-        case .typeMismatch(let key, let expectedType, let found, let reason):
-            "The value stored for '\(key)' is not a \(expectedType) (\(reason)); the setting reads as its "
-                + "default and the stored value \(found) is left in place until the setting is assigned."
+        case .typeMismatch(let key, let expectedType, let found, let reason, let foundText):
+            "The value stored for '\(key)' is not \(TypeName.withArticle(expectedType)) (\(Self.clause(reason))); the "
+                + "setting reads as its default and the stored value \(foundText ?? found.description) is left in "
+                + "place until the setting is assigned."
         case .encodingFailed(let key, let reason):
-            "The value assigned to '\(key)' cannot be stored (\(reason)); it is kept in memory only."
+            "The value assigned to '\(key)' cannot be stored (\(Self.clause(reason))); it is kept in memory only."
         case .readFailed(let key, let reason):
-            "Reading '\(key)' from the store failed (\(reason)); the setting keeps its current value."
+            "Reading '\(key)' from the store failed (\(Self.clause(reason))); the setting keeps its current value."
         case .writeFailed(let key, let reason):
-            "Writing '\(key)' to the store failed (\(reason)); the setting reads the new value, but the stored "
-                + "value stays the previous one until a later write succeeds."
+            "Writing '\(key)' to the store failed (\(Self.clause(reason))); the setting reads the new value, but the "
+                + "stored value stays the previous one until a later write succeeds."
         case .reloadFailed(let store, let reason):
-            "Reloading \(store) failed (\(reason)); the settings keep their current values."
+            "Reloading \(store) failed (\(Self.clause(reason))); the settings keep their current values."
         case .invalidText(let key, let text, let expected):
-            "\"\(text)\" is not a value for '\(key)', which expects \(expected); the setting is unchanged."
+            "\"\(text)\" is not a value for '\(key)', which expects \(Self.clause(expected)); the setting is unchanged."
         case .invalidValue(let key, let value, let reason):
-            "The value \(value) is not valid for '\(key)': \(reason)."
+            "The value \(value) is not valid for '\(key)': \(Self.clause(reason))."
         case .invalidOverride(let origin, let key, let value, let reason):
-            "The \(origin) gives \"\(value)\" for '\(key)', which is not valid: \(reason); the setting reads "
-                + "the next source instead."
+            "The \(origin) gives \"\(value)\" for '\(key)', which is not valid: \(Self.clause(reason)); the setting "
+                + "reads the next source instead."
         case .assignedWhileOverridden(let key, let origin):
             "A value was assigned to '\(key)', which the \(origin) overrides: it is stored, and read when the "
                 + "override goes away; until then the setting reads the override."
         case .invalidDeclaration(let className, let property, let reason):
-            "Invalid StorableConfig declaration \(className).\(property): \(reason)."
+            "Invalid StorableConfig declaration \(className).\(property): \(Self.clause(reason))."
         case .migrationFailed(let config, let step, let key, let reason):
             "The migration '\(step)' of \(config) failed"
                 + (key.map { " at '\($0)'" } ?? "")
-                + " (\(reason)); nothing it changed was written, and the settings read the values as stored."
+                + " (\(Self.clause(reason))); nothing it changed was written, and the settings read the values as "
+                + "stored."
         case .newerSchemaVersion(let config, let stored, let known):
             "The store holds \(config)'s values in schema version \(stored), newer than the version \(known) this "
                 + "program knows; they are read as well as possible, and neither migrated back nor rewritten."
         case .fileUnusable(let path, let reason):
-            "The settings file \(path) cannot be used: \(reason)."
+            "The settings file \(path) cannot be used: \(Self.clause(reason))."
         case .corruptFileQuarantined(let path, let movedTo, let reason):
-            "The settings file \(path) does not parse (\(reason)); its bytes were saved as \(movedTo) so that "
-                + "nothing is lost, and the store goes on from the values this process last knew (none, when it "
-                + "was just opened)."
+            "The settings file \(path) does not parse (\(Self.clause(reason))); its bytes were saved as \(movedTo) so "
+                + "that nothing is lost, and the store goes on from the values this process last knew (none, when "
+                + "it was just opened)."
         case .earlierKeyInUse(let className, let key, let currentKey, let movedBy):
             "\(className) uses the key '\(key)', which \(movedBy) declares as an earlier key of '\(currentKey)' "
                 + "and moves values from; while this storage is in use, \(className) reads and writes "
                 + "'\(currentKey)' instead, so that no write through either config is lost. Give \(className) the "
                 + "new key, or stop creating it."
         }
+    }
+
+    /// `text` as a clause inside a sentence: without the final period of a sentence of its own (Foundation's
+    /// and the decoders' messages end with one), keeping an ellipsis.
+    static func clause(_ text: String) -> String {
+        var text = Substring(text)
+        while text.last == " " || text.last == "\n" { text.removeLast() }
+        guard text.hasSuffix("."), !text.hasSuffix("..") else { return String(text) }
+        return String(text.dropLast())
     }
 }

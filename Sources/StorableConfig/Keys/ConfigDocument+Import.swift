@@ -163,8 +163,9 @@ extension StorableConfig {
             }
             if let problem = settings[index].readProblem(value) {
                 let shown = settings[index].isSecret ? StorableConfigError.redacted : "\(value)"
+                let expected = TypeName.withArticle(settings[index].valueTypeName)
                 problems.append(
-                    "\(documentName).\(name): \(shown) is not a \(settings[index].valueTypeName) (\(problem))")
+                    "\(documentName).\(name): \(shown) is not \(expected) (\(StorableConfigError.clause(problem)))")
                 continue
             }
             result[key] = value

@@ -92,7 +92,8 @@ public struct MigrationValues {
             return try ValueTraits<Value>.shared.decode(stored)
         } catch {
             // Neither the value nor the decoder's message, which may quote it: the key may be a secret's.
-            throw Failure(key: key, reason: "the stored value is not a \(ValueTraits<Value>.shared.typeName)")
+            throw Failure(
+                key: key, reason: "the stored value is not \(TypeName.withArticle(ValueTraits<Value>.shared.typeName))")
         }
     }
 
@@ -110,8 +111,8 @@ public struct MigrationValues {
         if let setting = settings[name], let problem = setting.readProblem(stored) {
             throw Failure(
                 key: key,
-                reason: "a \(ValueTraits<Value>.shared.typeName) is not a value of the setting '\(name)', a "
-                    + "\(setting.typeName): \(problem)")
+                reason: "\(TypeName.withArticle(ValueTraits<Value>.shared.typeName)) is not a value of the setting "
+                    + "'\(name)', \(TypeName.withArticle(setting.typeName)): \(problem)")
         }
         changes[key] = .some(stored)
     }

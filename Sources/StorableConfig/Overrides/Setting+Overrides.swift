@@ -56,7 +56,7 @@ extension Setting {
                     return problems
                 }
             } catch {
-                problem = "it is not a \(valueTypeName) (expected \(expectedFormat))"
+                problem = "it is not \(TypeName.withArticle(valueTypeName)) (expected \(expectedFormat))"
             }
             problems.append(
                 .invalidOverride(

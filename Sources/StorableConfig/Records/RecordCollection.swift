@@ -188,13 +188,25 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
     }
 
-    /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary.
+    /// Writes `operation` (after any that failed before) as one read-modify-write of the stored dictionary;
+    /// a stored value that is not a dictionary of records is reported, and left as it is.
     func perform(_ operation: RecordOperation) {
+        do {
+            try perform([operation])
+        } catch {
+            StorableConfig.report(error)
+        }
+    }
+
+    /// Writes `operations` (after any that failed before) as one read-modify-write of the stored dictionary.
+    /// - Throws: ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored
+    ///   value is not a dictionary of records: nothing is written.
+    private func perform(_ operations: [RecordOperation]) throws(StorableConfigError) {
         if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.anyValue {
             _ = encode(sample)  // finds the order field's stored name
         }
         let (binding, pending, orderField) = locked { (self.binding, pendingOperations, orderFieldName) }
-        let operations = pending + [operation]
+        let operations = pending + operations
         guard let binding else {
             // A collection outside a config: memory only.
             var entries = current.entries.dictionary
@@ -217,8 +229,8 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     case .dictionary(let members)?: entries = members
                     case let other?:
                         throw StorableConfigError.typeMismatch(
-                            key: key, expectedType: "a dictionary of records", found: other,
-                            reason: "it is \(other.kindDescription); nothing was changed")
+                            key: key, expectedType: "dictionary of records", found: other,
+                            reason: "it is \(other.kindDescription); nothing was changed, and only a reset replaces it")
                     }
                     storedCount = entries.count
                     touched = Self.apply(operations, to: &entries, orderField: orderField)
@@ -238,8 +250,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                 entries: updatedEntries, version: result.version, changedKeys: storedCount == knownCount ? touched : nil
             )
         } catch {
-            StorableConfig.report(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
-            return
+            throw error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)")
         }
         announce(old: old, binding: binding)
     }
@@ -293,7 +304,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                 StorableConfig.report(
                     .typeMismatch(
                         key: "\(key)[\(id)]", expectedType: ValueTraits<Record>.shared.typeName, found: stored,
-                        reason: reason + "; the record is skipped and kept in the store"))
+                        reason: StorableConfigError.clause(reason) + "; the record is skipped and kept in the store"))
             }
             return !keysToDecode.isEmpty
         }
@@ -356,7 +367,7 @@ extension RecordCollection: SettingBox {
         case let other?:
             StorableConfig.report(
                 .typeMismatch(
-                    key: key, expectedType: "a dictionary of records", found: other,
+                    key: key, expectedType: "dictionary of records", found: other,
                     reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
             changed = take(entries: [:], version: version, changedKeys: nil)
         }
@@ -392,7 +403,12 @@ extension RecordCollection: AnySetting {
     /// The stored dictionary, id → record.
     public var storedValue: StoredValue { .dictionary(current.entries.dictionary) }
 
-    /// Replaces every record that decodes by the records of a JSON array.
+    /// Replaces every record that decodes by the records of a JSON array, in one write. Records that do not
+    /// decode are kept.
+    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if the text is not an array of
+    ///   records, ``StorableConfigError/invalidValue(key:value:reason:)`` if two records have one id,
+    ///   ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored value is
+    ///   not a dictionary of records (it is left as it is: ``reset()`` replaces it).
     public func assign(parsing text: String) throws {
         guard case .array(let items)? = try? StoredValue(jsonText: text),
             let records = try? items.map({ try ValueTraits<Record>.shared.decode($0) })
@@ -401,11 +417,16 @@ extension RecordCollection: AnySetting {
         }
         var put: [String: StoredValue] = [:]
         for record in records {
+            let id = record.id.description
+            guard put[id] == nil else {
+                throw StorableConfigError.invalidValue(
+                    key: key, value: text,
+                    reason: "the id '\(id)' is given to more than one record; each record needs an id of its own")
+            }
             guard let stored = encode(record) else { return }
-            put[record.id.description] = stored
+            put[id] = stored
         }
         let stale = current.records.keys.filter { put[$0] == nil }
-        perform(.remove(stale))
-        perform(.put(put))
+        try perform([.remove(stale), .put(put)])
     }
 }

@@ -49,7 +49,7 @@ enum StoredValueCoding {
 
     /// The name of a type as people write it: "Bool", "[String]", "Profile?".
     static func typeName(_ type: Any.Type) -> String {
-        String(describing: type).replacingOccurrences(of: "Swift.", with: "")
+        TypeName.of(type)
     }
 
     private static func nativeStoredValue<Native: StoredValueConvertible>(of value: Any, as type: Native.Type)
@@ -78,6 +78,6 @@ enum StoredValueCoding {
     private static func sentence(_ text: String, path: [any CodingKey]) -> String {
         guard !path.isEmpty else { return text }
         let location = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        return "\(text) (at \(location))"
+        return "\(StorableConfigError.clause(text)) (at \(location))"
     }
 }

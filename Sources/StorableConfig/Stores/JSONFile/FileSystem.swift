@@ -123,6 +123,13 @@ enum FileSystem {
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             if case .directory = try kind(ofPath: path) { return }
+            // The system's reason ("No such file or directory"), not Foundation's "The operation could not be
+            // completed", which the message would wrap.
+            if let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error,
+                (cause as NSError).domain == NSPOSIXErrorDomain
+            {
+                throw Failure(path: path, operation: "creating the directory", errno: Int32((cause as NSError).code))
+            }
             throw Failure(path: path, reason: "creating the directory failed: \(error.localizedDescription)")
         }
     }

@@ -119,6 +119,12 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
+    /// The text, as read, of the value of `key`, if it holds a number that ``StoredValue`` holds only
+    /// approximately.
+    func originalText(forKey key: String) -> String? {
+        lock.withLock { rawMembers[key] }
+    }
+
     func apply(_ changes: [String: StoredValue?]) throws {
         try OutsideLocks.deferring {
             defer { announceExternalChanges() }

@@ -157,6 +157,12 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     public var description: String { "JSON file \(url.path)" }
 }
 
+extension JSONFileStore: OriginalTextSource {
+    func originalText(forKey key: String) -> String? {
+        file.originalText(forKey: key)
+    }
+}
+
 extension JSONFileStore: CustomReflectable {
     /// What the store is, without its values: `dump` of a config shows no stored value, secret or not.
     public var customMirror: Mirror {

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// Documents from pipes and devices, stores that cannot be written, and the command line's grammar.
+struct DemoInputTests {
+    @Test func importReadsADocumentFromAPipeLikeAFile() throws {
+        let home = DemoHome()
+        try home.run("set", "twitter.userName", "nkysu1")
+        let document = try home.run("export").output
+        let copy = home.directory.file("copy.json").path
+        // What `import <(cat doc.json)` passes: a path that is a pipe.
+        let result = try home.run(["import", "/dev/stdin", "--store", copy], input: Data(document.utf8))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "imported AppConfig, BudgetConfig, FacebookConfig, TwitterConfig from /dev/stdin\n")
+        #expect(try home.run("get", "twitter.userName", "--store", copy).output == "nkysu1\n")
+    }
+
+    @Test(arguments: [
+        (
+            ["import", "/dev/null"],
+            "storable-config-demo: cannot import /dev/null: it is empty; a settings document is "
+                + "what export prints\n"
+        ),
+        (
+            ["import", "-"],
+            "storable-config-demo: cannot import standard input: it is empty; a settings document is "
+                + "what export prints\n"
+        ),
+        (["import", "/"], "storable-config-demo: cannot read /: it is a directory, not a settings document\n"),
+        (
+            ["import", "/nonexistent/doc.json"],
+            "storable-config-demo: cannot read /nonexistent/doc.json: No such "
+                + "file or directory\n"
+        ),
+    ])
+    func aDocumentThatCannotBeReadSaysWhyNamingThePath(arguments: [String], message: String) throws {
+        let home = DemoHome()
+        try home.run("set", "app.userName", "before")
+        let before = try Data(contentsOf: home.settingsFile)
+        let result = try home.run(arguments, input: Data())
+        #expect(result.status == 1)
+        #expect(result.output.isEmpty)
+        #expect(result.errorOutput == message)
+        #expect(try Data(contentsOf: home.settingsFile) == before)
+    }
+
+    @Test func aStoreWhoseDirectoryCannotBeMadeIsNamedWithTheSystemsReason() throws {
+        let home = DemoHome()
+        let result = try home.run("set", "app.userName", "x", "--store", "/proc/nonexistent/x.json")
+        #expect(result.status == 1)
+        #expect(result.output.isEmpty)
+        #expect(
+            result.errorOutput
+                == "storable-config-demo: could not store app.userName: The settings file /proc/nonexistent cannot "
+                + "be used: creating the directory failed: No such file or directory.\n")
+    }
+
+    @Test func aLaunchThatCannotBeRecordedDoesNotClaimItWas() throws {
+        let home = DemoHome()
+        let file = home.directory.file("read-only.json")
+        try Data("{}\n".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+        let result = try home.run("--store", file.path)
+        #expect(result.status == 1)
+        #expect(
+            result.output
+                == "First launch: welcome! This launch could not be recorded, so the next one will be a first launch "
+                + "too.\n")
+        #expect(!result.output.contains("isFirstLaunch"))
+        #expect(result.errorOutput.contains("this launch was not recorded in JSON file \(file.path)"))
+        #expect(result.errorOutput.contains("read-only"))
+        #expect(try Data(contentsOf: file) == Data("{}\n".utf8))
+        // The next launch is a first launch again, as said.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        #expect(try home.run("--store", file.path).output.hasPrefix("First launch: welcome! This run is recorded"))
+    }
+
+    @Test func anOverrideOptionFollowedByACommandIsAUsageError() throws {
+        let home = DemoHome()
+        let result = try home.run("--app-config-volume", "get", "app.volume")
+        #expect(result.status == 2)
+        #expect(
+            result.errorOutput.hasPrefix(
+                "storable-config-demo: --app-config-volume needs a value, and is followed by 'get': write "
+                    + "--app-config-volume=<value>"), "\(result.errorOutput)")
+        #expect(try home.run("--app-config-volume").status == 2)
+        #expect(try home.run("list", "--app-config-volume", "--json").status == 2)
+        // The forms that work.
+        #expect(try home.run("--app-config-volume", "0.3", "get", "app.volume").output == "0.3\n")
+        #expect(try home.run("--app-config-volume=0.4", "get", "app.volume").output == "0.4\n")
+        #expect(try home.run("--app-config-user-name=get", "get", "app.userName").output == "get\n")
+        #expect(try home.run("get", "app.isFirstLaunch", "--app-config-is-first-launch", "false").output == "false\n")
+        #expect(try home.run("--app-config-is-first-launch", "get", "app.isFirstLaunch").output == "true\n")
+        // After --, nothing is an option.
+        #expect(try home.run("get", "--", "--app-config-volume").status == 2)
+    }
+
+    @Test(arguments: ["-h", "--help", "--json", "--store", "--app-config-volume", "--app-config-user-name=x", "-"])
+    func theArgumentAfterSetAndANameIsAlwaysTheValue(value: String) throws {
+        let home = DemoHome()
+        let result = try home.run("set", "app.userName", value)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "app.userName = \(value)\n")
+        #expect(try home.settings()["storable-config-demo.AppConfig.userName"] as? String == value)
+        // `--` still ends the options first.
+        #expect(try home.run("set", "app.userName", "--", value).status == 0)
+        #expect(try home.run("get", "app.userName").output == "\(value)\n")
+    }
+}
