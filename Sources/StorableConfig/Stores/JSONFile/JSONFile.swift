@@ -1,6 +1,10 @@
 import Foundation
 
 /// The in-process state of one settings file, shared by every ``JSONFileStore`` for its path.
+///
+/// The path may be a symbolic link: each write follows it (see ``FileSystem/endOfLinks(from:)``) and replaces
+/// the file at its end, locking the side file beside that file, so that a store opened on the link and one
+/// opened on the file it leads to agree.
 final class JSONFile: @unchecked Sendable {
     let path: String
     private let lockPath: String
@@ -12,6 +16,8 @@ final class JSONFile: @unchecked Sendable {
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     private var rawMembers: [String: String] = [:]
+    /// Where the last write through a symbolic link went, worked out once for the writes that follow.
+    private var linkedDestination: FileSystem.Destination?
     /// The members of `values` as the file prints them, kept from one write to the next.
     private var text = FileText()
     private var stamp: FileSystem.Stamp?
@@ -176,23 +182,12 @@ final class JSONFile: @unchecked Sendable {
             }
             do {
                 try failing(on: path) {
-                    try FileSystem.withExclusiveLock(onPath: lockPath) {
-                        // Merge into the file as it is now, so that other processes' writes survive. The one
-                        // look at the path, which also gives the mode to keep.
-                        let kind = try readFromDisk()
-                        try applyChanges()
-                        var permissions: mode_t = 0o600
-                        if case .file(_, let existing) = kind {
-                            // The mode bits say what the user meant, also for root, whom access(2) lets write.
-                            guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
-                                throw FileSystem.Failure(
-                                    path: path, reason: "the file is read-only; make it writable to change settings")
-                            }
-                            permissions = existing
-                        }
-                        let data = text.data(members: values, rawMembers: rawMembers)
-                        stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
-                        unwritten = [:]
+                    // A symbolic link is followed anew at each write (someone may have pointed it elsewhere), and
+                    // the lock taken is the one beside the file it leads to, which a store opened on that file
+                    // takes too.
+                    let linkEnd = try FileSystem.endOfLinks(from: path)
+                    try FileSystem.withExclusiveLock(onPath: linkEnd.map { $0 + ".lock" } ?? lockPath) {
+                        try writeLocked(to: linkEnd, applyChanges)
                     }
                 }
             } catch let error as StorableConfigError {
@@ -204,6 +199,42 @@ final class JSONFile: @unchecked Sendable {
                 }
                 throw error
             }
+        }
+    }
+
+    /// The part of a write done under the file's lock: merge into the file at `path`, or at `linkEnd` where
+    /// `path` is a symbolic link, as it is now, so that other processes' writes survive, apply the changes, and
+    /// replace the file. Called with `lock` held.
+    private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
+        let target = linkEnd ?? path
+        do {
+            // The one look at the path, which also gives the mode to keep.
+            let kind = try readFromDisk(at: linkEnd)
+            try applyChanges()
+            var permissions: mode_t = 0o600
+            if case .file(_, let existing) = kind {
+                // The mode bits say what the user meant, also for root, whom access(2) lets write.
+                guard existing & 0o222 != 0, access(target, W_OK) == 0 else {
+                    throw FileSystem.Failure(
+                        path: target, reason: "the file is read-only; make it writable to change settings")
+                }
+                permissions = existing
+            }
+            let data = text.data(members: values, rawMembers: rawMembers)
+            let destination: FileSystem.Destination
+            if linkEnd == nil {
+                destination = self.destination
+            } else if let linked = linkedDestination, linked.path == target {
+                destination = linked
+            } else {
+                destination = FileSystem.Destination(path: target)
+                linkedDestination = destination
+            }
+            stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
+            unwritten = [:]
+        } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
+            failure.reason += " (the settings file \(path) is a symbolic link to it)"
+            throw failure
         }
     }
 
@@ -235,11 +266,14 @@ final class JSONFile: @unchecked Sendable {
 
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held.
+    /// - Parameter target: Where `path` leads, if known: the end of its symbolic links.
     /// - Returns: What the one `stat` of the path found.
-    private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws -> FileSystem.Kind {
+    private func readFromDisk(
+        at target: String? = nil, ifCorrupt action: CorruptFileAction = .quarantine
+    ) throws -> FileSystem.Kind {
         let previous = values
         defer { noteExternalChanges(from: previous) }
-        let kind = try FileSystem.kind(ofPath: path)
+        let kind = try FileSystem.kind(ofPath: target ?? path)
         var quarantined = false
         switch kind {
         case .file(let current, _) where current == stamp:
@@ -249,7 +283,7 @@ final class JSONFile: @unchecked Sendable {
             values = [:]
             rawMembers = [:]
         case .file(let current, _):
-            guard let data = try FileSystem.contents(ofPath: path) else {
+            guard let data = try FileSystem.contents(ofPath: target ?? path) else {
                 stamp = nil
                 values = [:]
                 rawMembers = [:]
@@ -262,7 +296,8 @@ final class JSONFile: @unchecked Sendable {
                 let reason = data.isEmpty ? "the file is empty" : error.description
                 switch action {
                 case .quarantine:
-                    let movedTo = try FileSystem.quarantine(path: path)
+                    // The bytes of the file the path leads to are moved aside; a symbolic link stays as it is.
+                    let movedTo = try FileSystem.quarantine(path: target ?? FileSystem.endOfLinks(from: path) ?? path)
                     StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
                     quarantined = true
                 case .keep:

@@ -26,6 +26,10 @@ import Foundation
 /// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
 /// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
 /// error naming the path; the change stays in memory and is written with the next write that succeeds.
+///
+/// A settings file that is a symbolic link (a dotfile manager's, a mounted configuration's) stays one: each
+/// write follows the link anew and replaces the file it leads to, locking the side file beside that file
+/// (Docs/Stores.md).
 public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// The file's location.
     public let url: URL
