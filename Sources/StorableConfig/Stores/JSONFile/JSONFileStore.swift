@@ -30,7 +30,8 @@ import Foundation
 /// A settings file that is a symbolic link (a dotfile manager's, a mounted configuration's) stays one: each
 /// write follows the link anew and replaces the file it leads to, locking the side file beside that file.
 /// Keys are told apart by their bytes, so a file that spells one key in two canonically equivalent ways ("é"
-/// precomposed, and as "e" with a combining accent) keeps both members. Docs/Stores.md has the details.
+/// precomposed, and as "e" with a combining accent) keeps both members. Docs/Stores.md has the details, and
+/// what size of file the store is meant for: some thousands of keys, a megabyte or two.
 public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// The file's location.
     public let url: URL
