@@ -194,3 +194,33 @@ struct JSONFileLinkTests {
         #expect(await eventually { config.userName == "edited at the other target" })
     }
 }
+
+extension JSONFileLinkTests {
+    /// A Kubernetes ConfigMap volume: `settings.json -> ..data/settings.json`, `..data -> ..<timestamp>`; an
+    /// update writes a new timestamped directory and renames a new `..data` link over the old one.
+    @Test(arguments: [false, true])
+    func aWatchedLinkSeesTheDirectoryOnItsWaySwapped(polling: Bool) async throws {
+        let layout = try Layout()
+        let volume = layout.conf
+        let key = "com.example.app.AppConfig.userName"
+        func writeVersion(_ name: String, userName: String) throws {
+            let folder = volume.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(#"{"\#(key)": "\#(userName)"}"#.utf8).write(to: folder.appendingPathComponent("settings.json"))
+        }
+        try writeVersion("..2026_11_25_01", userName: "first version")
+        try layout.makeLink(volume.appendingPathComponent("..data"), to: "..2026_11_25_01")
+        try layout.makeLink(layout.link, to: "..data/settings.json")
+        let store = try JSONFileStore(url: layout.link)
+        let file = try #require(store.storageIdentity as? JSONFile)
+        try file.startWatching(forcePolling: polling, pollingInterval: 0.05)
+        defer { store.stopWatching() }
+        let config = AppConfig(store: store)
+        #expect(config.userName == "first version")
+        try writeVersion("..2026_11_25_02", userName: "second version")
+        try layout.makeLink(volume.appendingPathComponent("..data_tmp"), to: "..2026_11_25_02")
+        #expect(
+            rename(volume.appendingPathComponent("..data_tmp").path, volume.appendingPathComponent("..data").path) == 0)
+        #expect(await eventually { config.userName == "second version" })
+    }
+}
