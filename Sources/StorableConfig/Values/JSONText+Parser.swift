@@ -23,10 +23,16 @@ extension JSONText {
 
     /// Parses a document whose top level must be an object, and returns with it the original text of each
     /// member whose value holds a number that ``StoredValue`` cannot hold exactly (an integer beyond 64 bits,
-    /// more decimal digits than a `Double` keeps, a value beyond its range), so that a writer can put that
-    /// text back untouched.
+    /// more decimal digits than a `Double` keeps, a value beyond its range) or an object with two spellings of
+    /// one key (see below), so that a writer can put that text back untouched.
+    ///
+    /// A top-level key spelled with other bytes than an earlier, canonically equivalent one ("é" precomposed,
+    /// then as "e" and a combining accent), which `String` equality and so `members` take for the same key, is
+    /// returned in `respelledMembers`, in the order of the text; `members` keeps the earlier one.
     /// - Throws: ``SyntaxError`` if the text is not JSON or its top level is not an object.
-    static func parseObject(_ data: Data) throws -> (members: [String: StoredValue], rawMembers: [String: String]) {
+    static func parseObject(_ data: Data) throws -> (
+        members: [String: StoredValue], rawMembers: [String: String], respelledMembers: [RespelledMember]
+    ) {
         try data.withUnsafeBytes { raw in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
             parser.skipWhitespace()
@@ -41,8 +47,17 @@ extension JSONText {
             guard parser.position == parser.bytes.count else {
                 throw parser.error("Unexpected text after the JSON value")
             }
-            return (members, parser.lossyMembers)
+            return (members, parser.lossyMembers, parser.respelledMembers)
         }
+    }
+
+    /// A member of a settings file whose key is canonically equivalent to an earlier member's key but spelled
+    /// with other bytes: see ``parseObject(_:)``.
+    struct RespelledMember: Equatable {
+        var key: String
+        var value: StoredValue
+        /// The member's text as read, for a value that ``StoredValue`` cannot hold exactly.
+        var raw: String?
     }
 
     /// The stored form of a number written as JSON text, as ``parse(_:)`` reads it: an integer without a
@@ -63,6 +78,7 @@ extension JSONText {
         var sawLossyNumber = false
         var recordsLossyMembers = false
         var lossyMembers: [String: String] = [:]
+        var respelledMembers: [RespelledMember] = []
         static let maximumDepth = 512
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -130,14 +146,11 @@ extension JSONText {
                 skipWhitespace()
                 let valueStart = position
                 if depth == 0 { sawLossyNumber = false }
-                members[key] = try parseValue(depth: depth + 1)
-                if recordsLossyMembers, depth == 0 {
-                    if sawLossyNumber {
-                        lossyMembers[key] = String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<position]), as: UTF8.self)
-                    } else {
-                        lossyMembers[key] = nil
-                    }
+                let value = try parseValue(depth: depth + 1)
+                if recordsLossyMembers {
+                    keepMember(key, value, in: &members, depth: depth, text: valueStart..<position)
+                } else {
+                    members[key] = value
                 }
                 skipWhitespace()
                 guard position < bytes.count else { throw error("Unexpected end of the JSON text in an object") }
@@ -150,6 +163,31 @@ extension JSONText {
                     throw error("Expected ',' or '}' in an object")
                 }
             }
+        }
+
+        /// Adds a member of an object in a settings file to `members`, noting what a dictionary keyed by
+        /// `String` loses: the text of a top-level member whose numbers are lossy, and a key spelled with other
+        /// bytes than an earlier, canonically equivalent key.
+        mutating func keepMember(
+            _ key: String, _ value: StoredValue, in members: inout [String: StoredValue], depth: Int, text: Range<Int>
+        ) {
+            if let earlier = members.updateValue(value, forKey: key), let index = members.index(forKey: key),
+                !members.keys[index].utf8.elementsEqual(key.utf8)
+            {
+                guard depth == 0 else {
+                    // Inside a value: the top-level member is written back as the text that was read.
+                    sawLossyNumber = true
+                    return
+                }
+                members.values[index] = earlier
+                let raw =
+                    sawLossyNumber ? String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self) : nil
+                respelledMembers.append(RespelledMember(key: key, value: value, raw: raw))
+                return
+            }
+            guard depth == 0 else { return }
+            lossyMembers[key] =
+                sawLossyNumber ? String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self) : nil
         }
 
         mutating func parseArray(depth: Int) throws -> StoredValue {

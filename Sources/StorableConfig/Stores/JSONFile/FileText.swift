@@ -7,7 +7,18 @@ import Foundation
 /// file of a hundred settings, against a few thousand to copy their lines. The lines are made again from
 /// the values whenever the values are replaced wholesale (the file was read anew), and whenever the number
 /// of keys disagrees with the values, so that a line that might be stale is never written.
+///
+/// A key that the file spells in several ways (canonically equivalent, other bytes: see ``ExactKey``) has one
+/// line per spelling, side by side: the one the values hold first, then the others (``Respelling``s) in the
+/// order of their bytes.
 struct FileText {
+    /// A member whose key is another spelling of a key in the values, with the text it was read as, if its
+    /// value is one that ``StoredValue`` cannot hold exactly.
+    struct Respelling: Equatable {
+        var value: StoredValue
+        var raw: String?
+    }
+
     /// The keys, sorted, and each member's line, at the same positions.
     private var keys: [String] = []
     private var lines: [[UInt8]] = []
@@ -42,23 +53,62 @@ struct FileText {
         }
     }
 
-    /// The file's text for `members`, the raw text of `rawMembers` in place of their values.
-    mutating func data(members: [String: StoredValue], rawMembers: [String: String]) -> Data {
-        if !isCurrent || keys.count != members.count {
-            (keys, lines) = Self.printed(members, rawMembers)
+    /// The member of the other spelling `key` (see ``Respelling``) is now `value` (`nil`: removed).
+    mutating func updateRespelling(key: String, to value: StoredValue?) {
+        guard isCurrent else { return }
+        var position = insertionPosition(of: key)
+        while position < keys.count, keys[position] == key, !keys[position].utf8.elementsEqual(key.utf8) {
+            position += 1
+        }
+        guard position < keys.count, keys[position] == key else { return }
+        if let value {
+            lines[position] = JSONText.memberLine(key: key, value: value, raw: nil)
+        } else {
+            keys.remove(at: position)
+            lines.remove(at: position)
+        }
+    }
+
+    /// The file's text for `members`, the raw text of `rawMembers` in place of their values, and the other
+    /// spellings of their keys.
+    mutating func data(
+        members: [String: StoredValue], rawMembers: [String: String], respellings: [ExactKey: Respelling]
+    ) -> Data {
+        if !isCurrent || keys.count != members.count + respellings.count {
+            (keys, lines) = Self.printed(members, rawMembers, respellings)
             isCurrent = true
         }
         // Debug builds (the tests) check every write's kept lines against the values printed whole.
-        assert(lines == Self.printed(members, rawMembers).lines, "a settings file's kept lines differ from its values")
+        assert(
+            lines == Self.printed(members, rawMembers, respellings).lines,
+            "a settings file's kept lines differ from its values")
         return JSONText.fileData(lines: lines)
     }
 
-    /// Every member's line, sorted by key.
-    private static func printed(_ members: [String: StoredValue], _ rawMembers: [String: String]) -> (
-        keys: [String], lines: [[UInt8]]
-    ) {
-        let keys = members.keys.sorted()
-        return (keys, keys.map { key in JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]) })
+    /// Every member's line, sorted by key, each key's other spellings after it.
+    private static func printed(
+        _ members: [String: StoredValue], _ rawMembers: [String: String], _ respellings: [ExactKey: Respelling]
+    ) -> (keys: [String], lines: [[UInt8]]) {
+        let sorted = members.keys.sorted()
+        guard !respellings.isEmpty else {
+            return (
+                sorted, sorted.map { key in JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]) }
+            )
+        }
+        // Grouped by `String` equality: each key with its other spellings.
+        let others = Dictionary(grouping: respellings.keys.map(\.string), by: { $0 })
+        var keys: [String] = []
+        var lines: [[UInt8]] = []
+        for key in sorted {
+            keys.append(key)
+            lines.append(JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]))
+            for other in (others[key] ?? []).sorted(by: ExactKey.bytesPrecede) {
+                let respelling = respellings[ExactKey(other)]!
+                keys.append(other)
+                lines.append(JSONText.memberLine(key: other, value: respelling.value, raw: respelling.raw))
+            }
+        }
+        return (keys, lines)
     }
 
     /// The first position whose key is not below `key`.

@@ -11,8 +11,10 @@ import Foundation
 /// Calls `onChange` soon after the file at a path is replaced, written or removed, on a thread of its own.
 ///
 /// On Linux it asks the kernel (inotify on the file's directory, since writers replace the file by renaming
-/// over it), so a change is seen within milliseconds. Elsewhere, and where inotify cannot be had, it compares
-/// the file's identity stamp every `pollingInterval`.
+/// over it), so a change is seen within milliseconds. Where the path leads through symbolic links, it also
+/// watches the directory of each link and of the file at the end (see ``FileSystem/entriesOnTheWay(to:)``),
+/// and follows the links anew after each change. Elsewhere, and where inotify cannot be had, it compares the
+/// identity stamp of the file the path leads to every `pollingInterval`.
 final class FileWatcher: Sendable {
     /// What the watcher and its thread share; the pipe is closed when both are done with it.
     private final class Shared: @unchecked Sendable {
@@ -46,18 +48,17 @@ final class FileWatcher: Sendable {
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
         self.shared = shared
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
         let started = DispatchSemaphore(value: 0)
         #if canImport(Glibc)
-            if !forcePolling, let inotify = Self.inotifyDescriptor(directory: directory) {
+            if !forcePolling, let (inotify, watches) = Self.inotifyWatches(of: path) {
                 Thread.detachNewThread {
                     shared.thread = pthread_self()
                     started.signal()
-                    let stopped = Self.watchWithInotify(inotify, name: name, stop: shared.stopRead, onChange: onChange)
+                    let stopped = Self.watchWithInotify(
+                        inotify, path: path, watches: watches, stop: shared.stopRead, onChange: onChange)
                     close(inotify)
                     if !stopped {
-                        // The directory went away: go on by comparing the file's stamp.
+                        // A directory on the way went away: go on by comparing the file's stamp.
                         Self.watchByPolling(
                             path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
                     }
@@ -114,23 +115,51 @@ final class FileWatcher: Sendable {
     }
 
     #if canImport(Glibc)
-        private static func inotifyDescriptor(directory: String) -> Int32? {
+        /// Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE); it
+        /// can also be deleted or moved away. Creation alone is not a change, the content comes after, except for
+        /// a symbolic link, which is whole when it is created.
+        private static let eventMask =
+            UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
+
+        /// A new inotify descriptor watching the way to `path`, or `nil` if inotify cannot be had.
+        private static func inotifyWatches(of path: String) -> (descriptor: Int32, watches: Watches)? {
             let descriptor = inotify_init1(Int32(IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
-            // Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE);
-            // it can also be deleted or moved away. Creation alone is not a change: the content comes after.
-            let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
-            guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
+            guard let watches = watch(path, with: descriptor, [:]) else {
                 close(descriptor)
                 return nil
             }
-            return descriptor
+            return (descriptor, watches)
         }
 
-        /// Watches until stopped (returns `true`) or until the directory's watch is gone (returns `false`).
+        /// The directories watched, by watch descriptor, with the names in each that matter.
+        typealias Watches = [Int32: (directory: String, names: Set<String>)]
+
+        /// Watches the directory of every entry on the way to `path`, and stops watching those of `current` that
+        /// are no longer on the way.
+        /// - Returns: The watches, or `nil` if a directory on the way is missing or cannot be watched (the
+        ///   caller then closes the descriptor, which ends every watch).
+        private static func watch(_ path: String, with descriptor: Int32, _ current: Watches) -> Watches? {
+            let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
+            guard reachedTheEnd else { return nil }
+            var watches: Watches = [:]
+            for (directory, name) in entries {
+                let watch = inotify_add_watch(descriptor, directory, eventMask)
+                guard watch >= 0 else { return nil }
+                watches[watch, default: (directory, [])].names.insert(name)
+            }
+            for watch in current.keys where watches[watch] == nil {
+                inotify_rm_watch(descriptor, watch)
+            }
+            return watches
+        }
+
+        /// Watches until stopped (returns `true`) or until a directory on the way cannot be watched (returns
+        /// `false`).
         private static func watchWithInotify(
-            _ descriptor: Int32, name: String, stop: Int32, onChange: @Sendable () -> Void
+            _ descriptor: Int32, path: String, watches initial: Watches, stop: Int32, onChange: @Sendable () -> Void
         ) -> Bool {
+            var watches = initial
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 let (stopped, readable) = waitForStop(stop, orReadable: descriptor, milliseconds: -1)
@@ -143,20 +172,36 @@ final class FileWatcher: Sendable {
                 var touched = false
                 var watchGone = false
                 while offset + 16 <= count {
-                    let (mask, length) = buffer.withUnsafeBytes {
+                    let (watch, mask, length) = buffer.withUnsafeBytes {
                         (
+                            $0.load(fromByteOffset: offset, as: Int32.self),
                             $0.load(fromByteOffset: offset + 4, as: UInt32.self),
                             Int($0.load(fromByteOffset: offset + 12, as: UInt32.self))
                         )
                     }
                     let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
-                    if mask & UInt32(IN_IGNORED) != 0 { watchGone = true }
-                    if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
                     offset += 16 + length
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
+                    guard let watched = watches[watch] else { continue }  // one this watcher stopped
+                    if mask & UInt32(IN_IGNORED) != 0 {
+                        watches[watch] = nil
+                        watchGone = true
+                    }
+                    let name = String(decoding: nameBytes, as: UTF8.self)
+                    guard watched.names.contains(name) else { continue }
+                    if mask & UInt32(IN_CREATE) != 0, mask & ~UInt32(IN_CREATE) & eventMask == 0 {
+                        var info = stat()
+                        let entry = watched.directory == "/" ? "/" + name : watched.directory + "/" + name
+                        guard lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { continue }
+                    }
+                    touched = true
                 }
                 if touched { onChange() }
-                if watchGone { return false }
+                if touched || watchGone {
+                    // A link on the way may lead elsewhere now.
+                    guard let renewed = watch(path, with: descriptor, watches) else { return false }
+                    watches = renewed
+                }
             }
         }
     #endif

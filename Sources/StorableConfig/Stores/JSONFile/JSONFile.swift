@@ -1,6 +1,15 @@
 import Foundation
 
 /// The in-process state of one settings file, shared by every ``JSONFileStore`` for its path.
+///
+/// The path may be a symbolic link: each write follows it (see ``FileSystem/endOfLinks(from:)``) and replaces
+/// the file at its end, locking the side file beside that file, so that a store opened on the link and one
+/// opened on the file it leads to agree.
+///
+/// Keys are told apart by their bytes. `values` holds one member for each key as `String` compares keys
+/// (canonically equivalent texts are one key), spelled as the file spells it first; `respellings` holds the
+/// file's other spellings of those keys. A key reads and writes the member spelled with its very bytes, or,
+/// if the file has none, the first spelling in the file.
 final class JSONFile: @unchecked Sendable {
     let path: String
     private let lockPath: String
@@ -8,10 +17,18 @@ final class JSONFile: @unchecked Sendable {
     // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
     private let lock = Lock()
     private var values: [String: StoredValue] = [:]
+    /// Members whose keys are other spellings of keys in `values`; empty unless a person or another program
+    /// wrote such keys.
+    private var respellings: [ExactKey: FileText.Respelling] = [:]
+    /// This process's changes not yet written, by the member they went to: one that `values` holds (by `String`
+    /// equality, which is how its spellings route to it) or one of `respellings`.
     private var unwritten: [String: StoredValue?] = [:]
+    private var unwrittenRespellings: [ExactKey: StoredValue?] = [:]
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     private var rawMembers: [String: String] = [:]
+    /// Where the last write through a symbolic link went, worked out once for the writes that follow.
+    private var linkedDestination: FileSystem.Destination?
     /// The members of `values` as the file prints them, kept from one write to the next.
     private var text = FileText()
     private var stamp: FileSystem.Stamp?
@@ -106,14 +123,14 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func value(forKey key: String) -> StoredValue? {
-        lock.withLock { values[key] }
+        lock.withLock { storedValue(forKey: key) }
     }
 
     func values(forKeys keys: [String]) -> [String: StoredValue] {
         lock.withLock {
             var result: [String: StoredValue] = [:]
             for key in keys {
-                if let value = values[key] { result[key] = value }
+                if let value = storedValue(forKey: key) { result[key] = value }
             }
             return result
         }
@@ -123,6 +140,40 @@ final class JSONFile: @unchecked Sendable {
     /// approximately.
     func originalText(forKey key: String) -> String? {
         lock.withLock { rawMembers[key] }
+    }
+
+    /// The value of the member spelled with `key`'s very bytes, or, if there is none, of the first spelling of
+    /// `key` in the file. Called with `lock` held.
+    private func storedValue(forKey key: String) -> StoredValue? {
+        if !respellings.isEmpty, let respelling = respellings[ExactKey(key)] { return respelling.value }
+        return values[key]
+    }
+
+    /// Sets the member that ``storedValue(forKey:)`` reads to `value` (`nil`: removes it). Called with `lock`
+    /// held.
+    /// - Returns: Whether that member is one of `respellings`.
+    @discardableResult
+    private func setStoredValue(_ value: StoredValue?, forKey key: String) -> Bool {
+        if !respellings.isEmpty, respellings[ExactKey(key)] != nil {
+            respellings[ExactKey(key)] = value.map { FileText.Respelling(value: $0, raw: nil) }
+            text.updateRespelling(key: key, to: value)
+            return true
+        }
+        values[key] = value
+        rawMembers[key] = nil
+        text.update(key: key, to: value)
+        if value == nil, !respellings.isEmpty { promoteRespelling(of: key) }
+        return false
+    }
+
+    /// After the first spelling of `key` was removed, makes the next one in the file (the first by its bytes)
+    /// the one that `values` holds.
+    private func promoteRespelling(of key: String) {
+        let others = respellings.keys.filter { $0.string == key }
+        guard let next = others.min(by: { ExactKey.bytesPrecede($0.string, $1.string) }) else { return }
+        let respelling = respellings.removeValue(forKey: next)!
+        values[next.string] = respelling.value
+        rawMembers[next.string] = respelling.raw
     }
 
     func apply(_ changes: [String: StoredValue?]) throws {
@@ -144,7 +195,7 @@ final class JSONFile: @unchecked Sendable {
             // others write meanwhile. The caller keeps its change and applies it again later.
             try write(remembering: false) { [self] in
                 var current: [String: StoredValue] = [:]
-                for key in keys { current[key] = values[key] }
+                for key in keys { current[key] = storedValue(forKey: key) }
                 let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
                 updated = result
                 var changes: [String: StoredValue?] = [:]
@@ -173,32 +224,24 @@ final class JSONFile: @unchecked Sendable {
             func applyChanges() throws {
                 let changes = try changes()
                 for (key, value) in changes {
-                    values[key] = value
-                    if remembering { unwritten[key] = .some(value) }
-                    rawMembers[key] = nil
-                    text.update(key: key, to: value)
+                    let isRespelling = setStoredValue(value, forKey: key)
+                    guard remembering else { continue }
+                    if isRespelling {
+                        unwrittenRespellings[ExactKey(key)] = .some(value)
+                    } else {
+                        unwritten[key] = .some(value)
+                    }
                 }
                 applied = true
             }
             do {
                 try failing(on: path) {
-                    try FileSystem.withExclusiveLock(onPath: lockPath) {
-                        // Merge into the file as it is now, so that other processes' writes survive. The one
-                        // look at the path, which also gives the mode to keep.
-                        let kind = try readFromDisk()
-                        try applyChanges()
-                        var permissions: mode_t = 0o600
-                        if case .file(_, let existing) = kind {
-                            // The mode bits say what the user meant, also for root, whom access(2) lets write.
-                            guard existing & 0o222 != 0, access(path, W_OK) == 0 else {
-                                throw FileSystem.Failure(
-                                    path: path, reason: "the file is read-only; make it writable to change settings")
-                            }
-                            permissions = existing
-                        }
-                        let data = text.data(members: values, rawMembers: rawMembers)
-                        stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
-                        unwritten = [:]
+                    // A symbolic link is followed anew at each write (someone may have pointed it elsewhere), and
+                    // the lock taken is the one beside the file it leads to, which a store opened on that file
+                    // takes too.
+                    let linkEnd = try FileSystem.endOfLinks(from: path)
+                    try FileSystem.withExclusiveLock(onPath: linkEnd.map { $0 + ".lock" } ?? lockPath) {
+                        try writeLocked(to: linkEnd, applyChanges)
                     }
                 }
             } catch let error as StorableConfigError {
@@ -210,6 +253,43 @@ final class JSONFile: @unchecked Sendable {
                 }
                 throw error
             }
+        }
+    }
+
+    /// The part of a write done under the file's lock: merge into the file at `path`, or at `linkEnd` where
+    /// `path` is a symbolic link, as it is now, so that other processes' writes survive, apply the changes, and
+    /// replace the file. Called with `lock` held.
+    private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
+        let target = linkEnd ?? path
+        do {
+            // The one look at the path, which also gives the mode to keep.
+            let kind = try readFromDisk(at: linkEnd)
+            try applyChanges()
+            var permissions: mode_t = 0o600
+            if case .file(_, let existing) = kind {
+                // The mode bits say what the user meant, also for root, whom access(2) lets write.
+                guard existing & 0o222 != 0, access(target, W_OK) == 0 else {
+                    throw FileSystem.Failure(
+                        path: target, reason: "the file is read-only; make it writable to change settings")
+                }
+                permissions = existing
+            }
+            let data = text.data(members: values, rawMembers: rawMembers, respellings: respellings)
+            let destination: FileSystem.Destination
+            if linkEnd == nil {
+                destination = self.destination
+            } else if let linked = linkedDestination, linked.path == target {
+                destination = linked
+            } else {
+                destination = FileSystem.Destination(path: target)
+                linkedDestination = destination
+            }
+            stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
+            unwritten = [:]
+            if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
+        } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
+            failure.reason += " (the settings file \(path) is a symbolic link to it)"
+            throw failure
         }
     }
 
@@ -241,11 +321,15 @@ final class JSONFile: @unchecked Sendable {
 
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held.
+    /// - Parameter target: Where `path` leads, if known: the end of its symbolic links.
     /// - Returns: What the one `stat` of the path found.
-    private func readFromDisk(ifCorrupt action: CorruptFileAction = .quarantine) throws -> FileSystem.Kind {
+    private func readFromDisk(
+        at target: String? = nil, ifCorrupt action: CorruptFileAction = .quarantine
+    ) throws -> FileSystem.Kind {
         let previous = values
-        defer { noteExternalChanges(from: previous) }
-        let kind = try FileSystem.kind(ofPath: path)
+        let previousRespellings = respellings
+        defer { noteExternalChanges(from: previous, previousRespellings) }
+        let kind = try FileSystem.kind(ofPath: target ?? path)
         var quarantined = false
         switch kind {
         case .file(let current, _) where current == stamp:
@@ -253,22 +337,30 @@ final class JSONFile: @unchecked Sendable {
         case .missing:
             stamp = nil
             values = [:]
+            respellings = [:]
             rawMembers = [:]
         case .file(let current, _):
-            guard let data = try FileSystem.contents(ofPath: path) else {
+            guard let data = try FileSystem.contents(ofPath: target ?? path) else {
                 stamp = nil
                 values = [:]
+                respellings = [:]
                 rawMembers = [:]
                 break
             }
             do {
-                (values, rawMembers) = try JSONText.parseObject(data)
+                let parsed = try JSONText.parseObject(data)
+                (values, rawMembers) = (parsed.members, parsed.rawMembers)
+                respellings = [:]
+                for member in parsed.respelledMembers {
+                    respellings[ExactKey(member.key)] = FileText.Respelling(value: member.value, raw: member.raw)
+                }
                 stamp = current
             } catch let error as JSONText.SyntaxError {
                 let reason = data.isEmpty ? "the file is empty" : error.description
                 switch action {
                 case .quarantine:
-                    let movedTo = try FileSystem.quarantine(path: path)
+                    // The bytes of the file the path leads to are moved aside; a symbolic link stays as it is.
+                    let movedTo = try FileSystem.quarantine(path: target ?? FileSystem.endOfLinks(from: path) ?? path)
                     StorableConfig.report(.corruptFileQuarantined(path: path, movedTo: movedTo, reason: reason))
                     quarantined = true
                 case .keep:
@@ -286,24 +378,41 @@ final class JSONFile: @unchecked Sendable {
         // The values may have been replaced: the next write prints every member again.
         text.invalidate()
         for (key, value) in unwritten {
-            values[key] = value
-            rawMembers[key] = nil
+            setStoredValue(value, forKey: key)
+        }
+        for (key, value) in unwrittenRespellings {
+            setStoredValue(value, forKey: key.string)
         }
         return quarantined ? .missing : kind
     }
 }
 
 extension JSONFile {
-    /// Records the keys whose values differ from `previous`, other than this process's own changes.
-    /// Called with `lock` held.
-    fileprivate func noteExternalChanges(from previous: [String: StoredValue]) {
-        guard previous != values else { return }
-        for (key, value) in values where previous[key] != value && unwritten[key] == nil {
-            externallyChanged.insert(key)
+    /// Records the keys whose values differ from `previous` and `previousRespellings`, other than this
+    /// process's own changes. Called with `lock` held.
+    fileprivate func noteExternalChanges(
+        from previous: [String: StoredValue], _ previousRespellings: [ExactKey: FileText.Respelling]
+    ) {
+        if previous != values {
+            for (key, value) in values where previous[key] != value && !isOwnChange(key) {
+                externallyChanged.insert(key)
+            }
+            for key in previous.keys where values[key] == nil && !isOwnChange(key) {
+                externallyChanged.insert(key)
+            }
         }
-        for key in previous.keys where values[key] == nil && unwritten[key] == nil {
-            externallyChanged.insert(key)
+        guard !(previousRespellings.isEmpty && respellings.isEmpty), previousRespellings != respellings else { return }
+        for (key, respelling) in respellings where previousRespellings[key] != respelling && !isOwnChange(key.string) {
+            externallyChanged.insert(key.string)
         }
+        for key in previousRespellings.keys where respellings[key] == nil && !isOwnChange(key.string) {
+            externallyChanged.insert(key.string)
+        }
+    }
+
+    /// Whether this process changed `key`, in any spelling, and has not written it yet. Called with `lock` held.
+    private func isOwnChange(_ key: String) -> Bool {
+        unwritten[key] != nil || unwrittenRespellings.keys.contains { $0.string == key }
     }
 }
 

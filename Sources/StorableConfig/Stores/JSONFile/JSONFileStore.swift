@@ -26,6 +26,12 @@ import Foundation
 /// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
 /// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
 /// error naming the path; the change stays in memory and is written with the next write that succeeds.
+///
+/// A settings file that is a symbolic link (a dotfile manager's, a mounted configuration's) stays one: each
+/// write follows the link anew and replaces the file it leads to, locking the side file beside that file.
+/// Keys are told apart by their bytes, so a file that spells one key in two canonically equivalent ways ("é"
+/// precomposed, and as "e" with a combining accent) keeps both members. Docs/Stores.md has the details, and
+/// what size of file the store is meant for: some thousands of keys, a megabyte or two.
 public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     /// The file's location.
     public let url: URL
@@ -69,11 +75,15 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     }
 
     /// Every key and value in the file, as last read or written.
+    ///
+    /// Where the file spells one key in several canonically equivalent ways, which `String` takes for one key,
+    /// this holds the first spelling in the file; ``value(forKey:)`` reads each of them.
     public var allValues: [String: StoredValue] {
         file.allValues
     }
 
-    /// Returns the value stored for `key`, from memory.
+    /// Returns the value stored for `key`, from memory: that of the member spelled with `key`'s very bytes, or,
+    /// if the file has none, of the first member whose key is canonically equivalent to `key`.
     public func value(forKey key: String) -> StoredValue? {
         file.value(forKey: key)
     }
