@@ -65,10 +65,10 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         // A class that moves values from earlier keys sends them to its current keys for every config on the
         // storage first, so that a live config of the class that used them (an old class still created by a
         // library, say) writes where the moved value now is; that config reads it after the move.
-        context.hub.addAliases(of: schema)
+        let aliasesAdded = context.hub.addAliases(of: schema)
         context.hub.reportAliases(of: schema)
         moveValuesFromEarlierKeys()
-        if schema.hasEarlierKeys { context.hub.storageChanged(keys: Set(schema.keys)) }
+        if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys)) }
         runMigrations()
         applyOverrides()
         let version = context.hub.attach(self, context: context)

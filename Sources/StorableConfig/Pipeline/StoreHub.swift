@@ -349,8 +349,10 @@ final class StoreHub: @unchecked Sendable {
     /// before `schema`'s config moves their values; reports each config of another class that uses one. The
     /// configs that now read another key read it when ``storageChanged(keys:)`` is called with the current keys,
     /// after the move.
-    func addAliases(of schema: ConfigSchema) {
-        guard schema.hasEarlierKeys else { return }
+    /// - Returns: Whether an alias was added (the first config of the class on this storage).
+    @discardableResult
+    func addAliases(of schema: ConfigSchema) -> Bool {
+        guard schema.hasEarlierKeys else { return false }
         let added = feed.withLock { feed -> Bool in
             var added = false
             for (index, earlier) in schema.earlierKeys.enumerated() {
@@ -368,11 +370,12 @@ final class StoreHub: @unchecked Sendable {
             }
             return added
         }
-        guard added else { return }
+        guard added else { return false }
         let configs = feed.withLock { $0.receivers.compactMap(\.config) }
         for config in configs where config.schema !== schema {
             reportAliases(of: config.schema)
         }
+        return true
     }
 
     /// Reports, once per class and key, each setting of `schema` whose key aliases send elsewhere.
