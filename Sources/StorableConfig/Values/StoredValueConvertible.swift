@@ -10,6 +10,14 @@ protocol StoredValueConvertible {
     init?(storedValue: StoredValue)
     /// The stored form of the value.
     var storedValue: StoredValue { get }
+    /// Why ``init(storedValue:)`` returned `nil` for `storedValue`, as a phrase for messages ("it is a string").
+    static func rejection(of storedValue: StoredValue) -> String
+}
+
+extension StoredValueConvertible {
+    static func rejection(of storedValue: StoredValue) -> String {
+        "it is \(storedValue.kindDescription)"
+    }
 }
 
 extension Bool: StoredValueConvertible {
@@ -127,6 +135,13 @@ extension Date: StoredValueConvertible {
     }
 
     var storedValue: StoredValue { .date(self) }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        guard case .string(let text) = storedValue, let problem = ISO8601Timestamp.problem(with: text) else {
+            return "it is \(storedValue.kindDescription)"
+        }
+        return problem
+    }
 }
 
 extension URL: StoredValueConvertible {
@@ -180,6 +195,10 @@ extension Optional: StoredValueConvertible where Wrapped: StoredValueConvertible
     }
 
     var storedValue: StoredValue { map(\.storedValue) ?? .null }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        Wrapped.rejection(of: storedValue)
+    }
 }
 
 /// Lets generic code ask whether a value is `nil` without knowing that it is an `Optional`.

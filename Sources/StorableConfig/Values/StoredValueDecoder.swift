@@ -114,7 +114,7 @@ private struct NodeDecoder: Decoder {
         case .date(let date): return date
         case .string(let text):
             guard let date = ISO8601Timestamp.date(from: text) else {
-                throw corrupted("\"\(text)\" is not an ISO 8601 date")
+                throw corrupted(ISO8601Timestamp.problem(with: text) ?? "\"\(text)\" is not an ISO 8601 date")
             }
             return date
         case .int, .uint, .double:
