@@ -15,7 +15,7 @@ struct JSONTextTests {
         #expect(try JSONText.parse(Data("1.0".utf8)) == .double(1))
         #expect(try JSONText.parse(Data("1e3".utf8)) == .double(1000))
         #expect(try JSONText.parse(Data("-0.5E-2".utf8)) == .double(-0.005))
-        #expect(try JSONText.parse(Data("99999999999999999999999".utf8)) == .double(1e23))
+        #expect(try JSONText.parse(Data("1e23".utf8)) == .double(1e23))
     }
 
     @Test(arguments: [

@@ -3,7 +3,8 @@ import Testing
 
 @testable import StorableConfig
 
-// Values at the edges of what a setting can hold. Each is reported, names its key and stored value, reads the
+// Values at the edges of what a setting can hold: dates with huge years, numbers that do not fit their
+// type. Each is reported, names its key and stored value, reads the
 // default, and leaves what is stored untouched; none stops the program.
 
 /// Writes a settings file by hand, as a person or another program would.
@@ -129,5 +130,223 @@ struct DateRangeTests {
         #expect(refused.status == 2, "\(refused.errorOutput)")
         #expect(try home.settings()["storable-config-demo.AppConfig.lastLaunch"] as? String == Self.hugeYear)
         #expect(try home.settings()["storable-config-demo.AppConfig.userName"] as? String == "before")
+    }
+}
+
+// MARK: - Numbers that do not fit
+
+struct Measure: Codable, Equatable, Sendable {
+    var value: Double
+    var exact: Decimal
+    var count: Int
+}
+
+final class NumbersConfig: StorableConfig {
+    override class var namespace: String { "numbers" }
+    @Setting var ratio = 0.5
+    @Setting var price = Decimal(string: "1.25")!
+    @Setting var count = 0
+    @Setting var wide: Int64 = 0
+    @Setting var unsigned: UInt64 = 0
+    @Setting var small: Float = 0
+    @Setting var measure = Measure(value: 0, exact: 0, count: 0)
+    @Setting var note = ""
+}
+
+@Suite(.serialized)
+struct NumberFitTests {
+    /// An open settings file and what opening it reported.
+    struct Opened {
+        let config: NumbersConfig
+        /// The file's text after a write of another setting.
+        let file: String
+        /// The reports about each member given, by name.
+        let reports: [String: [String]]
+        let directory: TemporaryDirectory
+    }
+
+    /// Opens a settings file holding `members` (JSON text by property name) with a NumbersConfig, then writes
+    /// another setting.
+    private func open(_ members: [String: String]) throws -> Opened {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let key = { (name: String) in "numbers.NumbersConfig.\(name)" }
+        try writeSettings(Dictionary(uniqueKeysWithValues: members.map { (key($0.key), $0.value) }), to: url)
+        let before = Dictionary(uniqueKeysWithValues: members.keys.map { ($0, reports(about: key($0)).count) })
+        let config = NumbersConfig(store: try JSONFileStore(url: url))
+        config.note = "written"
+        let reported = Dictionary(
+            uniqueKeysWithValues: members.keys.map { ($0, Array(reports(about: key($0)).dropFirst(before[$0] ?? 0))) })
+        return Opened(
+            config: config, file: try String(contentsOf: url, encoding: .utf8), reports: reported, directory: directory)
+    }
+
+    @Test(arguments: ["1e400", "-1e400", "1e-400", "-2.5e-99999999999999999999", "1E+99999999999999999999"])
+    func aDoubleBeyondItsRangeIsReportedNotReadAsInfinityOrZero(text: String) throws {
+        let opened = try open(["ratio": text])
+        #expect(opened.config.ratio == 0.5)
+        let messages = opened.reports["ratio"] ?? []
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains(text) == true, "\(messages)")
+        #expect(opened.file.contains("\"numbers.NumbersConfig.ratio\": \(text)"))
+    }
+
+    @Test func aDoubleReadsTheNearestDoubleOfANumberWithManyDigits() throws {
+        let opened = try open(["ratio": "0.1000000000000000000000000000001"])
+        #expect(opened.config.ratio == 0.1)
+        #expect(opened.reports["ratio"] == [])
+    }
+
+    @Test(arguments: [
+        "123456789012345678901234567890.12345678", "-0.00000000000000000000000000000000012345678901234567890",
+        "99999999999999999999999999999999999999", "1.5e100", "12345678901234567890123e-10",
+    ])
+    func aDecimalReadsEveryDigitOfANumber(text: String) throws {
+        let opened = try open(["price": text])
+        let expected = try #require(Decimal(string: text))
+        #expect(opened.config.price == expected)
+        #expect(opened.config.price.description == expected.description)
+        #expect(opened.reports["price"] == [])
+        let stored = try JSONText.parse(Data(text.utf8))
+        #expect(opened.file.contains("\"numbers.NumbersConfig.price\": \(stored.description)"))
+    }
+
+    @Test(arguments: ["1e400", "-1e-400", "1234567890123456789012345678901234567890123456789"])
+    func aDecimalThatDoesNotFitIsReportedWithTheStoredText(text: String) throws {
+        let opened = try open(["price": text])
+        #expect(opened.config.price == Decimal(string: "1.25")!)
+        let messages = opened.reports["price"] ?? []
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains(text) == true, "\(messages)")
+        #expect(messages.first?.contains("Infinity") == false, "\(messages)")
+        #expect(opened.file.contains("\"numbers.NumbersConfig.price\": \(text)"))
+    }
+
+    @Test(arguments: [
+        ("count", "1e30"), ("count", "2.5"), ("wide", "9223372036854775808"), ("wide", "-9223372036854775809"),
+        ("unsigned", "18446744073709551616"), ("unsigned", "-1"), ("unsigned", "1e20"),
+        ("count", "100000000000000000000000000000000000000000.0"), ("count", "1e-400"),
+    ])
+    func anIntegerThatDoesNotFitIsReported(name: String, text: String) throws {
+        let opened = try open([name: text])
+        #expect(opened.config.count == 0 && opened.config.wide == 0 && opened.config.unsigned == 0)
+        let messages = opened.reports[name] ?? []
+        #expect(messages.count == 1)
+        // The stored value as the file holds it: the text, or the Double's own text for one that a Double holds
+        // exactly (1e30 is 1e+30).
+        let stored = try JSONText.parse(Data(text.utf8))
+        #expect(messages.first?.contains(stored.description) == true, "\(messages)")
+        #expect(opened.file.contains("\"numbers.NumbersConfig.\(name)\": \(stored.description)"))
+    }
+
+    @Test func anIntegerReadsEveryDigitOfANumberWrittenWithAFractionOrExponent() throws {
+        let opened = try open([
+            "count": "9007199254740993.0", "wide": "-9223372036854775808.000", "unsigned": "18446744073709551615e0",
+        ])
+        #expect(opened.config.count == 9_007_199_254_740_993)
+        #expect(opened.config.wide == .min)
+        #expect(opened.config.unsigned == .max)
+        #expect(opened.reports.values.allSatisfy { $0.isEmpty })
+    }
+
+    @Test(arguments: ["1e-50", "-1e-46", "1e39", "1e400"])
+    func aFloatOutOfItsRangeIsReported(text: String) throws {
+        let opened = try open(["small": text])
+        #expect(opened.config.small == 0)
+        let stored = try JSONText.parse(Data(text.utf8))
+        #expect(opened.reports["small"]?.first?.contains(stored.description) == true, "\(opened.reports)")
+    }
+
+    @Test func numbersInsideACodableValueAreReadExactlyOrReported() throws {
+        let tooLarge = try open(["measure": #"{"value": 1e400, "exact": 1, "count": 1}"#])
+        #expect(tooLarge.config.measure == Measure(value: 0, exact: 0, count: 0))
+        #expect(tooLarge.reports["measure"]?.first?.contains("1e400") == true, "\(tooLarge.reports)")
+        let exact = try open([
+            "measure": #"{"value": 1e-3, "exact": 123456789012345678901234567890.5, "count": 9007199254740993e0}"#
+        ])
+        #expect(
+            exact.config.measure
+                == Measure(
+                    value: 0.001, exact: Decimal(string: "123456789012345678901234567890.5")!,
+                    count: 9_007_199_254_740_993))
+        #expect(exact.reports["measure"] == [])
+    }
+
+    @Test func textGivenForASettingIsReadExactlyOrRefused() throws {
+        let config = NumbersConfig(store: InMemoryStore())
+        try config.$price.assign(parsing: "123456789012345678901234567890.12345678")
+        #expect(config.price == Decimal(string: "123456789012345678901234567890.12345678")!)
+        try config.$count.assign(parsing: "9007199254740993.0")
+        #expect(config.count == 9_007_199_254_740_993)
+        for text in ["1e400", "1.5e-9223372036854775808", "1e-99999999999999999999999"] {
+            #expect(throws: StorableConfigError.self) { try config.$ratio.assign(parsing: text) }
+        }
+        #expect(config.ratio == 0.5)
+    }
+
+    @Test func aNumberKeptAsTextSurvivesEveryStore() throws {
+        let text = "123456789012345678901234567890.12345678"
+        for kind in StoreKind.allCases {
+            let fixture = StoreFixture(kind)
+            let store = fixture.open()
+            try store.setValue(.number(text), forKey: "numbers.NumbersConfig.price")
+            #expect(NumbersConfig(store: store).price == Decimal(string: text)!, "\(kind)")
+        }
+    }
+}
+
+// MARK: - Number text
+
+struct JSONNumberTests {
+    @Test(arguments: [
+        "1e400", "-1e400", "1e-400", "18446744073709551616", "-9223372036854775809", "0.1000000000000000000000001",
+        "123456789012345678901234567890", "1.5e-9223372036854775808", "1e99999999999999999999999",
+        "0.0e-9223372036854775809", "9007199254740993.0",
+    ])
+    func numbersNoOtherCaseHoldsExactlyKeepTheirText(text: String) throws {
+        let parsed = try JSONText.parse(Data(text.utf8))
+        if text == "0.0e-9223372036854775809" {
+            #expect(parsed == .double(0))
+        } else {
+            #expect(parsed == .number(text))
+        }
+        #expect(JSONText.string(from: parsed, pretty: false) == (text.hasPrefix("0.0e") ? "0.0" : text))
+        let object = try JSONText.parseObject(Data("{\"k\": [\(text)]}".utf8))
+        #expect(object.rawMembers["k"] == (text.hasPrefix("0.0e") ? nil : "[\(text)]"))
+    }
+
+    @Test func textThatIsNotAJSONNumberIsWrittenAsAString() throws {
+        for text in ["abc", "", "01", "1.", ".5", "+1", "1e", "NaN", "1 2", "\"1\""] {
+            let written = JSONText.string(from: .array([.number(text)]), pretty: false)
+            #expect(try JSONText.parse(Data(written.utf8)) == .array([.string(text)]), "\(written)")
+        }
+        #expect(JSONText.string(from: .number("-0.5E+2"), pretty: false) == "-0.5E+2")
+    }
+
+    @Test func theDecimalFormIgnoresZerosAndNeverOverflows() {
+        #expect(JSONNumber.decimalForm(of: "-3.140e2") == .init(negative: true, digits: Array("314".utf8), exponent: 0))
+        #expect(JSONNumber.decimalForm(of: "0.00") == .init(negative: false, digits: [], exponent: 0))
+        #expect(JSONNumber.decimalForm(of: "1e99999999999999999999999")?.exponent ?? 0 > 1_000_000_000)
+        #expect(JSONNumber.decimalForm(of: "1.5e-9223372036854775809")?.exponent ?? 0 < -1_000_000_000)
+        #expect(JSONNumber.decimalForm(of: "1.5.5") == nil)
+        #expect(JSONNumber.integer("-9223372036854775808", as: Int64.self) == .min)
+        #expect(JSONNumber.integer("-9223372036854775808", as: Int8.self) == nil)
+        #expect(JSONNumber.integer("255e0", as: UInt8.self) == 255)
+        #expect(JSONNumber.integer("25.5e1", as: UInt8.self) == 255)
+        #expect(JSONNumber.integer("2.555e2", as: UInt8.self) == nil)
+        #expect(JSONNumber.integer("-0", as: UInt8.self) == 0)
+        #expect(
+            JSONNumber.integer("1" + String(repeating: "0", count: 19) + "e0", as: UInt64.self)
+                == 10_000_000_000_000_000_000)
+        #expect(JSONNumber.integer("1e20", as: UInt64.self) == nil)
+        #expect(JSONNumber.double("4.9e-324") == .leastNonzeroMagnitude)
+        #expect(JSONNumber.double("1.7976931348623157e308") == .greatestFiniteMagnitude)
+        #expect(JSONNumber.double("1.8e308") == nil)
+        #expect(JSONNumber.double("-0.0") == 0)
+        #expect(JSONNumber.decimal("1e127") == Decimal(string: "1e127"))
+        #expect(JSONNumber.decimal("1e128") == nil)
+        #expect(JSONNumber.decimal("-1e-128") == Decimal(string: "-1e-128"))
+        #expect(JSONNumber.decimal("340282366920938463463374607431768211456") == nil)
     }
 }

@@ -5,8 +5,8 @@ extension JSONText {
     /// Parses one JSON document.
     ///
     /// Integers without a fraction or exponent become ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)``
-    /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``. A repeated object key keeps its
-    /// last value.
+    /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``, and a number that none of these
+    /// holds exactly ``StoredValue/number(_:)``, its text. A repeated object key keeps its last value.
     /// - Throws: ``SyntaxError`` with the byte offset of the problem.
     static func parse(_ data: Data) throws -> StoredValue {
         try data.withUnsafeBytes { raw in
@@ -22,9 +22,9 @@ extension JSONText {
     }
 
     /// Parses a document whose top level must be an object, and returns with it the original text of each
-    /// member whose value holds a number that ``StoredValue`` cannot hold exactly (an integer beyond 64 bits,
-    /// more decimal digits than a `Double` keeps, a value beyond its range), so that a writer can put that
-    /// text back untouched.
+    /// member whose value holds a number that ``StoredValue`` holds only as its text (``StoredValue/number(_:)``:
+    /// an integer beyond 64 bits, more decimal digits than a `Double` keeps, a value beyond its range), so that
+    /// a writer can put that text back untouched, as it was laid out.
     /// - Throws: ``SyntaxError`` if the text is not JSON or its top level is not an object.
     static func parseObject(_ data: Data) throws -> (members: [String: StoredValue], rawMembers: [String: String]) {
         try data.withUnsafeBytes { raw in
@@ -45,9 +45,9 @@ extension JSONText {
         }
     }
 
-    /// The stored form of a number written as JSON text, as ``parse(_:)`` reads it: an integer without a
-    /// fraction or exponent is ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)`` above `Int64.max`),
-    /// anything else ``StoredValue/double(_:)``.
+    /// The stored form of a number written as JSON text by this program (the shortest text of a `Float` or a
+    /// `Decimal`): an integer without a fraction or exponent is ``StoredValue/int(_:)`` (or
+    /// ``StoredValue/uint(_:)`` above `Int64.max`), anything else ``StoredValue/double(_:)``.
     static func number(fromText text: String) -> StoredValue {
         if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
             if let number = Int64(text) { return .int(number) }
@@ -285,33 +285,14 @@ extension JSONText {
                 if let number = UInt64(text) { return .uint(number) }
             }
             guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
-            if !number.isFinite || decimalDigits(of: text) != decimalDigits(of: number.description) {
+            // A Double whose shortest text is the same number holds it exactly; any other number keeps its text.
+            guard number.isFinite, let form = JSONNumber.decimalForm(of: text),
+                JSONNumber.decimalForm(of: number.description) == form
+            else {
                 sawLossyNumber = true
+                return .number(text)
             }
             return .double(number)
-        }
-
-        /// A number's significant digits and decimal exponent ("3.140" and "314e-2" → "314", -2), to tell
-        /// whether a Double's text is the same number as the text it was read from.
-        func decimalDigits(of text: String) -> (negative: Bool, digits: Substring, exponent: Int) {
-            var mantissa = Substring(text)
-            var exponent = 0
-            if let index = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-                exponent = Int(mantissa[mantissa.index(after: index)...]) ?? 0
-                mantissa = mantissa[..<index]
-            }
-            let negative = mantissa.hasPrefix("-")
-            if negative { mantissa = mantissa.dropFirst() }
-            var digits = Substring(mantissa.filter { $0 != "." })
-            if let dot = mantissa.firstIndex(of: ".") {
-                exponent -= mantissa.distance(from: mantissa.index(after: dot), to: mantissa.endIndex)
-            }
-            digits = digits.drop(while: { $0 == "0" })
-            while digits.last == "0" {
-                digits = digits.dropLast()
-                exponent += 1
-            }
-            return digits.isEmpty ? (false, "", 0) : (negative, digits, exponent)
         }
 
         func isDigit(_ byte: UInt8) -> Bool {

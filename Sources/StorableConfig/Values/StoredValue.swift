@@ -13,6 +13,8 @@ import Foundation
 /// ```
 ///
 /// Integers that fit in `Int64` are always ``int(_:)``; ``uint(_:)`` holds only values above `Int64.max`.
+/// A number read from JSON text that none of ``int(_:)``, ``uint(_:)`` and ``double(_:)`` holds exactly is
+/// ``number(_:)``, its text, so that no digit of it is lost.
 public enum StoredValue: Sendable, Hashable {
     /// An explicit "no value": what an optional setting whose default is not `nil` stores for `nil`.
     case null
@@ -24,6 +26,15 @@ public enum StoredValue: Sendable, Hashable {
     case uint(UInt64)
     /// A floating-point number (also the stored form of `Float`).
     case double(Double)
+    /// A number as JSON text, for a number read from JSON text that no other case holds exactly: an integer
+    /// beyond 64 bits (`18446744073709551616`), more significant digits than a `Double` keeps, a value beyond a
+    /// `Double`'s range (`1e400`, `1e-400`).
+    ///
+    /// A setting reads it only where its type holds the number exactly (a `Decimal` of up to 38 digits, an
+    /// integer in range) or, for `Double` and `Float`, where it is in range (rounded to the nearest, as any
+    /// number in JSON text is); otherwise the setting reads its default and the value is reported and kept.
+    /// JSON text is written with the text as it is; text that is not a JSON number is written as a string.
+    case number(String)
     /// A string (also the stored form of `URL`).
     case string(String)
     /// Raw bytes.
@@ -48,6 +59,7 @@ public enum StoredValue: Sendable, Hashable {
         case .bool: "a Boolean"
         case .int, .uint: "an integer"
         case .double: "a floating-point number"
+        case .number: "a number"
         case .string: "a string"
         case .data: "data"
         case .date: "a date"
@@ -68,7 +80,7 @@ extension StoredValue: CustomStringConvertible {
 
 extension StoredValue {
     /// Parses JSON text: integers become ``int(_:)`` (or ``uint(_:)`` above `Int64.max`), other numbers
-    /// ``double(_:)``, objects ``dictionary(_:)``.
+    /// ``double(_:)``, numbers that none of these holds exactly ``number(_:)``, objects ``dictionary(_:)``.
     /// - Throws: An error naming the byte offset where the text stops being JSON.
     public init(jsonText: String) throws {
         self = try JSONText.parse(Data(jsonText.utf8))

@@ -6,7 +6,8 @@ import Foundation
 /// text, so that nothing stored by earlier versions is lost: numbers convert between integer and
 /// floating-point forms when the value is exact (`1.0` reads as the `Int` 1, `2.5` does not), a `Date` is ISO
 /// 8601 text, seconds since 2001 or a stored date, `Data` base64 text or stored data, and "Infinity",
-/// "-Infinity" and "NaN" read as `Double`s and `Float`s.
+/// "-Infinity" and "NaN" read as `Double`s and `Float`s. A number kept as its text (``StoredValue/number(_:)``)
+/// reads as an integer or a `Decimal` digit for digit, and as a `Double` or `Float` only within its range.
 struct StoredValueDecoder {
     /// Returns the value of type `Value` that `stored` holds.
     /// - Throws: `DecodingError` naming the coding path where the tree does not fit the type.
@@ -80,6 +81,7 @@ private struct NodeDecoder: Decoder {
         case .int(let number): result = Integer(exactly: number)
         case .uint(let number): result = Integer(exactly: number)
         case .double(let number): result = Integer(exactly: number)
+        case .number(let text): result = JSONNumber.integer(text, as: type)
         default: throw mismatch(type, "a number")
         }
         guard let result else {
@@ -93,6 +95,11 @@ private struct NodeDecoder: Decoder {
         case .double(let number): return number
         case .int(let number): return Double(number)
         case .uint(let number): return Double(number)
+        case .number(let text):
+            guard let number = JSONNumber.double(text) else {
+                throw corrupted("The number \(text) does not fit in Double.")
+            }
+            return number
         case .string("Infinity"): return .infinity
         case .string("-Infinity"): return -.infinity
         case .string("NaN"): return .nan
@@ -103,7 +110,8 @@ private struct NodeDecoder: Decoder {
     func decodeFloat() throws -> Float {
         let number = try decodeDouble()
         let float = Float(number)
-        guard float.isFinite || !number.isFinite else {
+        // Too large, or so small that it would read as zero.
+        guard float.isFinite || !number.isFinite, float != 0 || number == 0 else {
             throw corrupted("The number \(value) does not fit in Float.")
         }
         return float
@@ -117,7 +125,7 @@ private struct NodeDecoder: Decoder {
                 throw corrupted(ISO8601Timestamp.problem(with: text) ?? "\"\(text)\" is not an ISO 8601 date")
             }
             return date
-        case .int, .uint, .double:
+        case .int, .uint, .double, .number:
             // JSONEncoder's default form: seconds since 2001-01-01.
             return Date(timeIntervalSinceReferenceDate: try decodeDouble())
         default: throw mismatch(Date.self, "an ISO 8601 date")
@@ -148,6 +156,14 @@ private struct NodeDecoder: Decoder {
             // As JSONDecoder read the number's text: the shortest text of the Double.
             guard number.isFinite, let decimal = Decimal(string: number.description) else {
                 throw corrupted("The number \(value) is not a valid Decimal.")
+            }
+            return decimal
+        case .number(let text):
+            // Digit for digit, as JSONDecoder reads a Decimal from JSON text.
+            guard let decimal = JSONNumber.decimal(text) else {
+                throw corrupted(
+                    "The number \(text) does not fit in Decimal (at most 38 significant digits, exponents -128 to 127)."
+                )
             }
             return decimal
         case .string(let text):
