@@ -3,8 +3,8 @@ import Testing
 
 @testable import StorableConfig
 
-// Values at the edges of what a setting can hold: dates with huge years, numbers that do not fit their
-// type. Each is reported, names its key and stored value, reads the
+// Values at the edges of what a setting can hold: dates with huge years, values nested deeper than a store
+// reads back, numbers that do not fit their type. Each is reported, names its key and stored value, reads the
 // default, and leaves what is stored untouched; none stops the program.
 
 /// Writes a settings file by hand, as a person or another program would.
@@ -130,6 +130,255 @@ struct DateRangeTests {
         #expect(refused.status == 2, "\(refused.errorOutput)")
         #expect(try home.settings()["storable-config-demo.AppConfig.lastLaunch"] as? String == Self.hugeYear)
         #expect(try home.settings()["storable-config-demo.AppConfig.userName"] as? String == "before")
+    }
+}
+
+// MARK: - Nesting depth
+
+/// A recursive value: each link is two JSON objects (`{"link": {"_0": …}}`), the end two more
+/// (`{"end": {}}`), so `links` links nest `2 * links + 2` deep.
+indirect enum Chain: Codable, Sendable {
+    case end
+    case link(Chain)
+
+    init(links: Int) {
+        var chain = Chain.end
+        for _ in 0..<links { chain = .link(chain) }
+        self = chain
+    }
+
+    var links: Int {
+        var count = 0
+        var chain = self
+        while case .link(let next) = chain {
+            count += 1
+            chain = next
+        }
+        return count
+    }
+}
+
+final class DeepValueConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "deep" }
+    @Setting var chain = Chain.end
+    @Setting var name = "default"
+}
+
+/// A recursive value whose coding takes about 9 KiB of stack per level, as a type with large members may.
+final class Heavy: Codable, Sendable {
+    let next: Heavy?
+
+    init(depth: Int) {
+        var made: Heavy?
+        for _ in 0..<depth { made = Heavy(next: made) }
+        next = made
+    }
+
+    private init(next: Heavy?) {
+        self.next = next
+    }
+
+    var depth: Int {
+        var count = 0
+        var current = next
+        while let level = current {
+            count += 1
+            current = level.next
+        }
+        return count
+    }
+
+    private enum CodingKeys: CodingKey { case next }
+
+    func encode(to encoder: any Encoder) throws {
+        var ballast = Ballast()
+        ballast.fill()
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(next, forKey: .next)
+        ballast.fill()
+    }
+
+    init(from decoder: any Decoder) throws {
+        var ballast = Ballast()
+        ballast.fill()
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        next = try container.decodeIfPresent(Heavy.self, forKey: .next)
+        ballast.fill()
+    }
+}
+
+/// 8 KiB on the stack of whoever holds one.
+private struct Ballast {
+    var bytes = (
+        SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(),
+        SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(),
+        SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>(), SIMD64<UInt64>()
+    )
+
+    mutating func fill() {
+        withUnsafeMutableBytes(of: &bytes) { fillBallast($0) }
+    }
+}
+
+@inline(never)
+private func fillBallast(_ buffer: UnsafeMutableRawBufferPointer) {
+    buffer[0] &+= 1
+    buffer[buffer.count - 1] &+= 1
+}
+
+final class HeavyConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "deep" }
+    @Setting var heavy = Heavy(depth: 0)
+}
+
+/// Runs `body` on a new thread with a stack of `stackSize` bytes and waits for it.
+private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.stackSize = stackSize
+    thread.start()
+    done.wait()
+}
+
+@Suite(.serialized)
+struct NestingDepthTests {
+    static let chainKey = "deep.DeepValueConfig.chain"
+
+    @Test(arguments: StoreKind.allCases)
+    func aValueNestedDeeperThanTheReaderReadsIsRefusedAtWriteAndTheFileSurvivesARestart(kind: StoreKind) throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(kind)
+        if kind == .jsonFile {
+            try writeSettings(["other.app.key": "7"], to: fixture.fileURL)
+        }
+        do {
+            let config = DeepValueConfig(store: fixture.open())
+            config.name = "kept \(kind)"
+            config.chain = Chain(links: 2)
+            // The value: 300 levels of two containers each.
+            let (_, messages) = reports(about: Self.chainKey) { config.chain = Chain(links: 300) }
+            #expect(messages.count == 1)
+            #expect(messages.first?.contains("cannot be stored") == true, "\(messages)")
+            #expect(messages.first?.contains("nests more than") == true, "\(messages)")
+            // Kept in memory only; the store holds the value before.
+            #expect(config.chain.links == 300)
+        }
+        let reopened = DeepValueConfig(store: fixture.open())
+        #expect(reopened.name == "kept \(kind)")
+        #expect(reopened.chain.links == 2)
+        if kind == .jsonFile {
+            #expect(ReportedErrors.mentioning(fixture.fileURL.path).isEmpty)
+            #expect(try jsonObject(at: fixture.fileURL)["other.app.key"] as? Int == 7)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aValueAtTheLimitRoundTripsThroughTheStoreAndARestart(kind: StoreKind) throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(kind)
+        let atLimit = (StoredValue.maximumDepth - 2) / 2
+        #expect(2 * atLimit + 2 == StoredValue.maximumDepth)
+        let (_, messages) = reports(about: Self.chainKey) {
+            let config = DeepValueConfig(store: fixture.open())
+            config.chain = Chain(links: atLimit)
+            config.name = "written"
+        }
+        #expect(messages.isEmpty)
+        let (reopened, later) = reports(about: Self.chainKey) {
+            let reopened = DeepValueConfig(store: fixture.open())
+            // One level more is refused.
+            let config = DeepValueConfig(store: fixture.open())
+            config.chain = Chain(links: atLimit + 1)
+            return reopened
+        }
+        #expect(reopened.chain.links == atLimit)
+        #expect(reopened.name == "written")
+        #expect(later.count == 1)
+    }
+
+    @Test func theEncoderStopsAtTheLimitOnASmallStackThreadAndInATask() async throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(.jsonFile)
+        let config = DeepValueConfig(store: fixture.open())
+        config.chain = Chain(links: 1)
+        // Made, and released, on this thread: taking a value 5,000 deep apart recurses too.
+        let deep = Chain(links: 5_000)
+        let before = reports(about: Self.chainKey).count
+        onThread(stackSize: 512 * 1024) { config.chain = deep }
+        #expect(reports(about: Self.chainKey).count == before + 1)
+        await Task.detached { config.chain = deep }.value
+        let messages = reports(about: Self.chainKey).dropFirst(before)
+        #expect(messages.count == 2)
+        #expect(messages.allSatisfy { $0.contains("nests more than") }, "\(messages)")
+        withExtendedLifetime(deep) {}
+        config.chain = Chain(links: 3)
+        #expect(DeepValueConfig(store: fixture.open()).chain.links == 3)
+    }
+
+    @Test func aTypeWhoseCodingRunsTheStackShortGetsAReportNotACrash() throws {
+        let key = "deep.HeavyConfig.heavy"
+        let store = InMemoryStore()
+        let config = HeavyConfig(store: store)
+        // About 9 KiB of stack a level: 120 levels, within the depth limit, are more than a 512 KiB stack holds.
+        let heavy = Heavy(depth: 120)
+        let (_, written) = reports(about: key) {
+            onThread(stackSize: 512 * 1024) { config.heavy = heavy }
+        }
+        #expect(written.count == 1)
+        #expect(written.first?.contains("nested too deeply for this thread's stack") == true, "\(written)")
+        #expect(store.value(forKey: key) == nil)
+        // Written on this thread's larger stack; read on a small one, it reads the default.
+        config.heavy = heavy
+        #expect(store.value(forKey: key) != nil)
+        let readDepth = Locked(-1)
+        let (_, read) = reports(about: key) {
+            onThread(stackSize: 512 * 1024) {
+                let other = HeavyConfig(store: store)
+                readDepth.withLock { $0 = other.heavy.depth }
+            }
+        }
+        #expect(readDepth.withLock { $0 } == 0)
+        #expect(read.count == 1)
+        #expect(read.first?.contains("nested too deeply for this thread's stack") == true, "\(read)")
+        #expect(HeavyConfig(store: store).heavy.depth == 120)
+    }
+
+    @Test func theJSONReaderReadsEveryValueTheEncoderWrites() throws {
+        let deepest = try StoredValueEncoder().encode(Chain(links: (StoredValue.maximumDepth - 2) / 2))
+        #expect(!deepest.nests(deeperThan: StoredValue.maximumDepth))
+        #expect(deepest.nests(deeperThan: StoredValue.maximumDepth - 1))
+        // As a settings file member, and inside a config document.
+        let file = JSONText.string(from: .dictionary(["key": deepest]), pretty: true)
+        #expect(try JSONText.parseObject(Data(file.utf8)).members["key"] == deepest)
+        let document = JSONText.string(
+            from: .dictionary(["configs": .dictionary(["C": .dictionary(["settings": .dictionary(["k": deepest])])])]),
+            pretty: false)
+        #expect(try JSONText.parse(Data(document.utf8)) != .null)
+        // The reader's own limit, counted in arrays and objects.
+        let limit = JSONText.maximumDepth
+        let nested = { (depth: Int) in String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+        }
+        #expect(try JSONText.parse(Data(nested(limit).utf8)) != .null)
+        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse(Data(nested(limit + 1).utf8)) }
+        #expect(throws: StoredValueCoding.Failure.self) {
+            try StoredValueCoding.encodeCodable(Chain(links: (StoredValue.maximumDepth - 2) / 2 + 1))
+        }
+    }
+
+    @Test func aStructThatNestsContainersInOneEncodeIsCountedToo() throws {
+        struct Tower: Encodable {
+            let floors: Int
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.unkeyedContainer()
+                for _ in 0..<floors { container = container.nestedUnkeyedContainer() }
+                try container.encode(1)
+            }
+        }
+        #expect(try StoredValueEncoder().encode(Tower(floors: StoredValue.maximumDepth - 1)) != .null)
+        #expect(throws: EncodingError.self) { try StoredValueEncoder().encode(Tower(floors: StoredValue.maximumDepth)) }
     }
 }
 

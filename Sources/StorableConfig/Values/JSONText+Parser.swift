@@ -7,7 +7,8 @@ extension JSONText {
     /// Integers without a fraction or exponent become ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)``
     /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``, and a number that none of these
     /// holds exactly ``StoredValue/number(_:)``, its text. A repeated object key keeps its last value.
-    /// - Throws: ``SyntaxError`` with the byte offset of the problem.
+    /// - Throws: ``SyntaxError`` with the byte offset of the problem, also for text nested more than
+    ///   ``maximumDepth`` arrays and objects deep.
     static func parse(_ data: Data) throws -> StoredValue {
         try data.withUnsafeBytes { raw in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
@@ -45,6 +46,11 @@ extension JSONText {
         }
     }
 
+    /// The most arrays and objects that JSON text may nest: a stored value's ``StoredValue/maximumDepth``,
+    /// and room for the documents that hold stored values (a settings file wraps each in one object, a
+    /// ``ConfigDocument`` in four), so that every value the encoder writes reads back.
+    static let maximumDepth = StoredValue.maximumDepth + 8
+
     /// The stored form of a number written as JSON text by this program (the shortest text of a `Float` or a
     /// `Decimal`): an integer without a fraction or exponent is ``StoredValue/int(_:)`` (or
     /// ``StoredValue/uint(_:)`` above `Int64.max`), anything else ``StoredValue/double(_:)``.
@@ -63,7 +69,6 @@ extension JSONText {
         var sawLossyNumber = false
         var recordsLossyMembers = false
         var lossyMembers: [String: String] = [:]
-        static let maximumDepth = 512
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -84,8 +89,8 @@ extension JSONText {
             }
         }
 
+        /// Parses the value at `position`, inside `depth` arrays and objects.
         mutating func parseValue(depth: Int) throws -> StoredValue {
-            guard depth < Self.maximumDepth else { throw error("JSON nested more than \(Self.maximumDepth) deep") }
             guard position < bytes.count else { throw error("Unexpected end of the JSON text") }
             switch bytes[position] {
             case UInt8(ascii: "{"): return try parseObject(depth: depth)
@@ -108,7 +113,15 @@ extension JSONText {
             position += count
         }
 
+        /// Refuses an array or object inside `depth` others if that nests more than the limit.
+        func checkDepth(_ depth: Int) throws {
+            guard depth < JSONText.maximumDepth else {
+                throw error("JSON nested more than \(JSONText.maximumDepth) arrays and objects deep")
+            }
+        }
+
         mutating func parseObject(depth: Int) throws -> StoredValue {
+            try checkDepth(depth)
             position += 1
             var members: [String: StoredValue] = [:]
             skipWhitespace()
@@ -153,6 +166,7 @@ extension JSONText {
         }
 
         mutating func parseArray(depth: Int) throws -> StoredValue {
+            try checkDepth(depth)
             position += 1
             var items: [StoredValue] = []
             skipWhitespace()

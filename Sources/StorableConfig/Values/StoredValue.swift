@@ -15,6 +15,8 @@ import Foundation
 /// Integers that fit in `Int64` are always ``int(_:)``; ``uint(_:)`` holds only values above `Int64.max`.
 /// A number read from JSON text that none of ``int(_:)``, ``uint(_:)`` and ``double(_:)`` holds exactly is
 /// ``number(_:)``, its text, so that no digit of it is lost.
+///
+/// A value nests at most ``maximumDepth`` arrays and dictionaries.
 public enum StoredValue: Sendable, Hashable {
     /// An explicit "no value": what an optional setting whose default is not `nil` stores for `nil`.
     case null
@@ -45,6 +47,28 @@ public enum StoredValue: Sendable, Hashable {
     case array([StoredValue])
     /// A dictionary with string keys.
     case dictionary([String: StoredValue])
+
+    /// The most arrays and dictionaries a stored value may nest, 128: a setting's value that nests more is not
+    /// written (the assignment is reported as ``StorableConfigError/encodingFailed(key:reason:)``), and the JSON
+    /// reader reads every value nested this deep inside a settings file or a ``ConfigDocument``.
+    ///
+    /// Chosen so that encoding, writing, reading and decoding such a value fit, with room to spare, in the
+    /// 512 KiB stack of a secondary thread or a task on Apple platforms, in a debug build.
+    public static let maximumDepth = 128
+
+    /// Whether the value nests more than `limit` arrays and dictionaries; looks no deeper than `limit + 1`.
+    func nests(deeperThan limit: Int) -> Bool {
+        switch self {
+        case .array(let items):
+            guard limit > 0 else { return true }
+            return items.contains { $0.nests(deeperThan: limit - 1) }
+        case .dictionary(let members):
+            guard limit > 0 else { return true }
+            return members.values.contains { $0.nests(deeperThan: limit - 1) }
+        default:
+            return false
+        }
+    }
 
     /// Creates the stored form of an unsigned integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
     static func integer(_ value: UInt64) -> StoredValue {
@@ -81,7 +105,8 @@ extension StoredValue: CustomStringConvertible {
 extension StoredValue {
     /// Parses JSON text: integers become ``int(_:)`` (or ``uint(_:)`` above `Int64.max`), other numbers
     /// ``double(_:)``, numbers that none of these holds exactly ``number(_:)``, objects ``dictionary(_:)``.
-    /// - Throws: An error naming the byte offset where the text stops being JSON.
+    /// - Throws: An error naming the byte offset where the text stops being JSON, or where it nests more than
+    ///   ``maximumDepth`` arrays and objects (and a few more, for a document that holds stored values).
     public init(jsonText: String) throws {
         self = try JSONText.parse(Data(jsonText.utf8))
     }

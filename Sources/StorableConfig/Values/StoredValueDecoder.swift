@@ -8,6 +8,9 @@ import Foundation
 /// 8601 text, seconds since 2001 or a stored date, `Data` base64 text or stored data, and "Infinity",
 /// "-Infinity" and "NaN" read as `Double`s and `Float`s. A number kept as its text (``StoredValue/number(_:)``)
 /// reads as an integer or a `Decimal` digit for digit, and as a `Double` or `Float` only within its range.
+///
+/// A value nested deeper than ``StoredValue/maximumDepth``, or so deep that the thread's stack runs short,
+/// is a `DecodingError`, not a crash.
 struct StoredValueDecoder {
     /// Returns the value of type `Value` that `stored` holds.
     /// - Throws: `DecodingError` naming the coding path where the tree does not fit the type.
@@ -51,6 +54,16 @@ private struct NodeDecoder: Decoder {
     // MARK: Values
 
     func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        // Every nested value that a type decodes with its own code comes through here: the one place to stop
+        // before the stack runs out.
+        if codingPath.count >= StackDepthGuard.checkedDepth {
+            if codingPath.count > StoredValue.maximumDepth {
+                throw corrupted("The value nests more than \(StoredValue.maximumDepth) arrays and dictionaries.")
+            }
+            if StackDepthGuard.isStackLow {
+                throw corrupted(StackDepthGuard.stackLowMessage(depth: codingPath.count))
+            }
+        }
         // Compared by metadata, which costs a few instructions, rather than cast.
         let identifier = ObjectIdentifier(type)
         if identifier == ObjectIdentifier(Date.self) { return unsafeBitCast(try decodeDate(), to: Value.self) }
