@@ -60,12 +60,14 @@ struct ErrorMessageTests {
         let tail = "; the setting reads as its default and the stored value"
         #expect(
             reported("count") == [
-                "The value stored for 'messages.MessageConfig.count' is not an Int (it is a floating-point number)"
+                "The value stored for 'messages.MessageConfig.count' is not an Int (the number "
+                    + "999999999999999999999 does not fit in Int)"
                     + "\(tail) 999999999999999999999 is left in place until the setting is assigned."
             ])
         #expect(
             reported("lastLaunch") == [
-                "The value stored for 'messages.MessageConfig.lastLaunch' is not a Date? (it is a string)"
+                "The value stored for 'messages.MessageConfig.lastLaunch' is not a Date? (\"yesterday\" is not "
+                    + "an ISO 8601 date)"
                     + "\(tail) \"yesterday\" is left in place until the setting is assigned."
             ])
         #expect(reported("hobbies").first?.contains("is not a [String] (it is a string)") == true)

@@ -3,6 +3,7 @@
 #ifndef STORABLE_CONFIG_SUPPORT_H
 #define STORABLE_CONFIG_SUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint32_t storable_config_atomic_load(uint32_t *word) {
@@ -60,6 +61,10 @@ static inline void storable_config_observation_set_tracked(void) {
         __atomic_store_n(&storable_config_observation_tracked, 1, __ATOMIC_RELEASE);
     }
 }
+
+/// The bytes of stack left to the calling thread below the caller's frame, or SIZE_MAX where the platform does
+/// not say; for code that recurses into values of any depth (see StackDepthGuard.swift).
+size_t storable_config_stack_space_left(void);
 
 #if defined(__linux__)
 // A futex lock (Drepper, "Futexes Are Tricky", mutex 2): 0 free, 1 held, 2 held with waiters. Taking a free

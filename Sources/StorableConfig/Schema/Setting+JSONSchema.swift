@@ -69,7 +69,7 @@ extension Setting {
 extension StoredValue {
     fileprivate var isNumber: Bool {
         switch self {
-        case .int, .double: true
+        case .int, .double, .number: true
         default: false
         }
     }

@@ -250,6 +250,8 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         case .int(let number): return Int(exactly: number) ?? number
         case .uint(let number): return number
         case .double(let number): return number
+        // A property list has no number that holds it exactly: its text, which a Decimal setting reads.
+        case .number(let text): return text
         case .string(let text): return text
         case .data(let bytes): return bytes
         case .date(let date):

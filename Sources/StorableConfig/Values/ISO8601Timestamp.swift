@@ -5,7 +5,28 @@ import Foundation
 /// `ISO8601DateFormatter` keeps at most milliseconds, so a `Date` written with it does not read back as the
 /// identical `Date`. Here the fraction has as many digits as it takes, and no more: the text is checked to
 /// read back as the identical `Double` of seconds since the reference date.
+///
+/// Every `Date` reads back identical. Dates whose whole seconds since 2001-01-01 fit in `Int64` (from
+/// -292277022626-01-27T08:29:52Z to 292277026627-12-06T15:30:07Z, about ±292 billion years, in the proleptic
+/// Gregorian calendar) are ISO 8601 text; a date beyond
+/// them (a `Date` holds any `Double` of seconds, up to ±1.8e308) is the shortest decimal text of its seconds
+/// since 2001 ("1e+300"), and ±infinity and NaN are "Infinity", "-Infinity" and "NaN". Text that names a
+/// date outside that range ("999999999999-01-01T00:00:00Z") is not a date: every step of the arithmetic on
+/// the text is checked, so no input can make it overflow.
 enum ISO8601Timestamp {
+    /// What ``parse(_:)`` found in a text.
+    enum Parsed: Equatable {
+        case date(Date)
+        /// A timestamp whose seconds since 2001 do not fit in `Int64`.
+        case outOfRange
+        /// Not a timestamp.
+        case invalid
+    }
+
+    /// The dates that ISO 8601 text may name, as a phrase for messages: those whose whole seconds since 2001
+    /// fit in `Int64`.
+    static let textRange = "from -292277022626-01-27T08:29:52Z to 292277026627-12-06T15:30:07Z"
+
     private static let secondsPerDay: Int64 = 86_400
     /// Days from 1970-01-01 to 2001-01-01, the reference date of `Date`.
     private static let referenceDay: Int64 = 11_323
@@ -39,16 +60,33 @@ enum ISO8601Timestamp {
         return text + "Z"
     }
 
-    /// Parses ISO 8601 text with a date, a time, optional fractional seconds and a zone (`Z` or `±hh:mm`).
+    /// Parses ISO 8601 text with a date, a time, optional fractional seconds and a zone (`Z` or `±hh:mm`), or
+    /// the other forms that ``string(from:)`` writes.
     ///
-    /// - Returns: The date, or `nil` if the text is not such a timestamp.
+    /// - Returns: The date, or `nil` if the text is not such a timestamp or names a date out of range.
     static func date(from text: String) -> Date? {
+        guard case .date(let date) = parse(text) else { return nil }
+        return date
+    }
+
+    /// Why `text` is not a date that ``date(from:)`` reads, as a phrase for messages; `nil` if it is one.
+    static func problem(with text: String) -> String? {
+        switch parse(text) {
+        case .date: nil
+        case .outOfRange: "\"\(text)\" is beyond the dates that can be read (\(textRange))"
+        case .invalid: "\"\(text)\" is not an ISO 8601 date"
+        }
+    }
+
+    /// Parses `text` as ``date(from:)`` does, telling a date out of range from text that is not a date.
+    static func parse(_ text: String) -> Parsed {
         switch text {
-        case "Infinity": return Date(timeIntervalSinceReferenceDate: .infinity)
-        case "-Infinity": return Date(timeIntervalSinceReferenceDate: -.infinity)
-        case "NaN": return Date(timeIntervalSinceReferenceDate: .nan)
+        case "Infinity": return .date(Date(timeIntervalSinceReferenceDate: .infinity))
+        case "-Infinity": return .date(Date(timeIntervalSinceReferenceDate: -.infinity))
+        case "NaN": return .date(Date(timeIntervalSinceReferenceDate: .nan))
         default: break
         }
+        if let interval = secondsBeyondTimestamps(text) { return .date(Date(timeIntervalSinceReferenceDate: interval)) }
         var scanner = Scanner(Array(text.utf8))
         var sign: Int64 = 1
         if scanner.take(UInt8(ascii: "-")) {
@@ -63,34 +101,64 @@ enum ISO8601Timestamp {
             let hour = scanner.digits(exactly: 2), hour < 24,
             scanner.take(UInt8(ascii: ":")), let minute = scanner.digits(exactly: 2), minute < 60,
             scanner.take(UInt8(ascii: ":")), let second = scanner.digits(exactly: 2), second <= 60
-        else { return nil }
+        else { return .invalid }
         let year = sign * yearDigits
-        guard (1...daysInMonth(year: year, month: month)).contains(day) else { return nil }
+        guard (1...daysInMonth(year: year, month: month)).contains(day) else { return .invalid }
         var fraction = ""
         if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
             let start = scanner.position
             while scanner.position < scanner.bytes.count, scanner.isDigit(scanner.bytes[scanner.position]) {
                 scanner.position += 1
             }
-            guard scanner.position > start else { return nil }
+            guard scanner.position > start else { return .invalid }
             fraction = String(decoding: scanner.bytes[start..<scanner.position], as: UTF8.self)
         }
         var offset: Int64 = 0
         if scanner.take(UInt8(ascii: "Z")) || scanner.take(UInt8(ascii: "z")) {
             offset = 0
         } else if let zoneSign = scanner.takeSign() {
-            guard let zoneHour = scanner.digits(exactly: 2), zoneHour < 24 else { return nil }
+            guard let zoneHour = scanner.digits(exactly: 2), zoneHour < 24 else { return .invalid }
             _ = scanner.take(UInt8(ascii: ":"))
-            guard let zoneMinute = scanner.digits(exactly: 2), zoneMinute < 60 else { return nil }
+            guard let zoneMinute = scanner.digits(exactly: 2), zoneMinute < 60 else { return .invalid }
             offset = zoneSign * (zoneHour * 3600 + zoneMinute * 60)
         } else {
-            return nil
+            return .invalid
         }
-        guard scanner.position == scanner.bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day) - referenceDay
-        let whole = days * secondsPerDay + hour * 3600 + minute * 60 + second - offset
-        guard let interval = Double(joinSeconds(whole, fraction: fraction)) else { return nil }
-        return Date(timeIntervalSinceReferenceDate: interval)
+        guard scanner.position == scanner.bytes.count else { return .invalid }
+        // Days stay far inside Int64 (a year has at most 12 digits: under 3.7e14 days), and so does the time of
+        // day with its offset (under two days of seconds); their seconds need not (12 digits of years are
+        // about 3.2e19 seconds): checked, and arranged so that only a result beyond Int64 overflows.
+        var days = daysFromCivil(year: year, month: month, day: day) - referenceDay
+        var secondOfDay = hour * 3600 + minute * 60 + second - offset
+        while secondOfDay < 0 {
+            secondOfDay += secondsPerDay
+            days -= 1
+        }
+        while secondOfDay >= secondsPerDay {
+            secondOfDay -= secondsPerDay
+            days += 1
+        }
+        if days < 0 {
+            // Counted back from the end of the day: the day's first second may be just beyond Int64.min when
+            // the result is not.
+            days += 1
+            secondOfDay -= secondsPerDay
+        }
+        let (daySeconds, productOverflowed) = days.multipliedReportingOverflow(by: secondsPerDay)
+        let (whole, sumOverflowed) = daySeconds.addingReportingOverflow(secondOfDay)
+        guard !productOverflowed, !sumOverflowed else { return .outOfRange }
+        guard let interval = Double(joinSeconds(whole, fraction: fraction)) else { return .invalid }
+        return .date(Date(timeIntervalSinceReferenceDate: interval))
+    }
+
+    /// The seconds of a date beyond the range of ISO 8601 text, written as ``string(from:)`` writes them: the
+    /// shortest decimal text of a finite `Double` of at least 2⁶³ seconds, and nothing else.
+    private static func secondsBeyondTimestamps(_ text: String) -> Double? {
+        guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
+            let interval = Double(text), interval.isFinite, interval.magnitude >= 0x1p63,
+            interval.description == text
+        else { return nil }
+        return interval
     }
 
     // MARK: Seconds as decimal text
@@ -242,6 +310,7 @@ enum ISO8601Timestamp {
             digits(minimum: count, maximum: count)
         }
 
+        /// At most `maximum` digits, which callers keep to 12 or fewer: the value cannot overflow.
         mutating func digits(minimum: Int, maximum: Int) -> Int64? {
             var value: Int64 = 0
             var count = 0

@@ -5,9 +5,10 @@ extension JSONText {
     /// Parses one JSON document.
     ///
     /// Integers without a fraction or exponent become ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)``
-    /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``. A repeated object key keeps its
-    /// last value.
-    /// - Throws: ``SyntaxError`` with the byte offset of the problem.
+    /// above `Int64.max`); other numbers become ``StoredValue/double(_:)``, and a number that none of these
+    /// holds exactly ``StoredValue/number(_:)``, its text. A repeated object key keeps its last value.
+    /// - Throws: ``SyntaxError`` with the byte offset of the problem, also for text nested more than
+    ///   ``maximumDepth`` arrays and objects deep.
     static func parse(_ data: Data) throws -> StoredValue {
         try data.withUnsafeBytes { raw in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
@@ -22,9 +23,10 @@ extension JSONText {
     }
 
     /// Parses a document whose top level must be an object, and returns with it the original text of each
-    /// member whose value holds a number that ``StoredValue`` cannot hold exactly (an integer beyond 64 bits,
-    /// more decimal digits than a `Double` keeps, a value beyond its range) or an object with two spellings of
-    /// one key (see below), so that a writer can put that text back untouched.
+    /// member whose value holds a number that ``StoredValue`` holds only as its text (``StoredValue/number(_:)``:
+    /// an integer beyond 64 bits, more decimal digits than a `Double` keeps, a value beyond its range) or an
+    /// object with two spellings of one key (see below), so that a writer can put that text back untouched, as
+    /// it was laid out.
     ///
     /// A top-level key spelled with other bytes than an earlier, canonically equivalent one ("é" precomposed,
     /// then as "e" and a combining accent), which `String` equality and so `members` take for the same key, is
@@ -60,9 +62,14 @@ extension JSONText {
         var raw: String?
     }
 
-    /// The stored form of a number written as JSON text, as ``parse(_:)`` reads it: an integer without a
-    /// fraction or exponent is ``StoredValue/int(_:)`` (or ``StoredValue/uint(_:)`` above `Int64.max`),
-    /// anything else ``StoredValue/double(_:)``.
+    /// The most arrays and objects that JSON text may nest: a stored value's ``StoredValue/maximumDepth``,
+    /// and room for the documents that hold stored values (a settings file wraps each in one object, a
+    /// ``ConfigDocument`` in four), so that every value the encoder writes reads back.
+    static let maximumDepth = StoredValue.maximumDepth + 8
+
+    /// The stored form of a number written as JSON text by this program (the shortest text of a `Float` or a
+    /// `Decimal`): an integer without a fraction or exponent is ``StoredValue/int(_:)`` (or
+    /// ``StoredValue/uint(_:)`` above `Int64.max`), anything else ``StoredValue/double(_:)``.
     static func number(fromText text: String) -> StoredValue {
         if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
             if let number = Int64(text) { return .int(number) }
@@ -79,7 +86,6 @@ extension JSONText {
         var recordsLossyMembers = false
         var lossyMembers: [String: String] = [:]
         var respelledMembers: [RespelledMember] = []
-        static let maximumDepth = 512
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -100,8 +106,8 @@ extension JSONText {
             }
         }
 
+        /// Parses the value at `position`, inside `depth` arrays and objects.
         mutating func parseValue(depth: Int) throws -> StoredValue {
-            guard depth < Self.maximumDepth else { throw error("JSON nested more than \(Self.maximumDepth) deep") }
             guard position < bytes.count else { throw error("Unexpected end of the JSON text") }
             switch bytes[position] {
             case UInt8(ascii: "{"): return try parseObject(depth: depth)
@@ -124,7 +130,15 @@ extension JSONText {
             position += count
         }
 
+        /// Refuses an array or object inside `depth` others if that nests more than the limit.
+        func checkDepth(_ depth: Int) throws {
+            guard depth < JSONText.maximumDepth else {
+                throw error("JSON nested more than \(JSONText.maximumDepth) arrays and objects deep")
+            }
+        }
+
         mutating func parseObject(depth: Int) throws -> StoredValue {
+            try checkDepth(depth)
             position += 1
             var members: [String: StoredValue] = [:]
             skipWhitespace()
@@ -191,6 +205,7 @@ extension JSONText {
         }
 
         mutating func parseArray(depth: Int) throws -> StoredValue {
+            try checkDepth(depth)
             position += 1
             var items: [StoredValue] = []
             skipWhitespace()
@@ -323,33 +338,14 @@ extension JSONText {
                 if let number = UInt64(text) { return .uint(number) }
             }
             guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
-            if !number.isFinite || decimalDigits(of: text) != decimalDigits(of: number.description) {
+            // A Double whose shortest text is the same number holds it exactly; any other number keeps its text.
+            guard number.isFinite, let form = JSONNumber.decimalForm(of: text),
+                JSONNumber.decimalForm(of: number.description) == form
+            else {
                 sawLossyNumber = true
+                return .number(text)
             }
             return .double(number)
-        }
-
-        /// A number's significant digits and decimal exponent ("3.140" and "314e-2" → "314", -2), to tell
-        /// whether a Double's text is the same number as the text it was read from.
-        func decimalDigits(of text: String) -> (negative: Bool, digits: Substring, exponent: Int) {
-            var mantissa = Substring(text)
-            var exponent = 0
-            if let index = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-                exponent = Int(mantissa[mantissa.index(after: index)...]) ?? 0
-                mantissa = mantissa[..<index]
-            }
-            let negative = mantissa.hasPrefix("-")
-            if negative { mantissa = mantissa.dropFirst() }
-            var digits = Substring(mantissa.filter { $0 != "." })
-            if let dot = mantissa.firstIndex(of: ".") {
-                exponent -= mantissa.distance(from: mantissa.index(after: dot), to: mantissa.endIndex)
-            }
-            digits = digits.drop(while: { $0 == "0" })
-            while digits.last == "0" {
-                digits = digits.dropLast()
-                exponent += 1
-            }
-            return digits.isEmpty ? (false, "", 0) : (negative, digits, exponent)
         }
 
         func isDigit(_ byte: UInt8) -> Bool {

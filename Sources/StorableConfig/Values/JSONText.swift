@@ -73,6 +73,9 @@ enum JSONText {
             writeDigits(of: number.magnitude, to: &out)
         case .uint(let number): writeDigits(of: number, to: &out)
         case .double(let number): append(text(of: number), to: &out)
+        case .number(let text):
+            // As read; text that someone made and that is not a JSON number would break the document.
+            if JSONNumber.isValid(text) { append(text, to: &out) } else { writeString(text, to: &out) }
         case .string(let text): writeString(text, to: &out)
         case .data(let bytes): writeString(bytes.base64EncodedString(), to: &out)
         case .date(let date): writeString(ISO8601Timestamp.string(from: date), to: &out)

@@ -75,9 +75,13 @@ enum StoredValueCoding {
         }
     }
 
+    /// `text` and where in the value it happened; a path of a deeply nested value is cut to its first steps.
     private static func sentence(_ text: String, path: [any CodingKey]) -> String {
         guard !path.isEmpty else { return text }
-        let location = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        let shown = 8
+        var location = path.prefix(shown).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            .joined(separator: ".")
+        if path.count > shown { location += "… (\(path.count) steps)" }
         return "\(StorableConfigError.clause(text)) (at \(location))"
     }
 }

@@ -10,6 +10,14 @@ protocol StoredValueConvertible {
     init?(storedValue: StoredValue)
     /// The stored form of the value.
     var storedValue: StoredValue { get }
+    /// Why ``init(storedValue:)`` returned `nil` for `storedValue`, as a phrase for messages ("it is a string").
+    static func rejection(of storedValue: StoredValue) -> String
+}
+
+extension StoredValueConvertible {
+    static func rejection(of storedValue: StoredValue) -> String {
+        "it is \(storedValue.kindDescription)"
+    }
 }
 
 extension Bool: StoredValueConvertible {
@@ -40,8 +48,24 @@ extension StoredInteger {
         case .uint(let number): self.init(exactly: number)
         // A hand-edited "3.0" is still the integer 3; 3.5 is not an integer.
         case .double(let number): self.init(exactly: number)
+        // Read digit for digit: "9007199254740993.0" is that integer, not the Double nearest to it.
+        case .number(let text):
+            guard let number = JSONNumber.integer(text, as: Self.self) else { return nil }
+            self = number
         default: return nil
         }
+    }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        let isWhole: Bool
+        switch storedValue {
+        case .int, .uint: isWhole = true
+        case .double(let number): isWhole = number.isFinite && number.rounded(.towardZero) == number
+        case .number(let text): isWhole = (JSONNumber.decimalForm(of: text)?.exponent ?? -1) >= 0
+        default: return "it is \(storedValue.kindDescription)"
+        }
+        guard isWhole else { return "the number \(storedValue) is not a whole number" }
+        return JSONNumber.doesNotFit(storedValue.description, in: StoredValueCoding.typeName(Self.self))
     }
 
     var storedValue: StoredValue {
@@ -67,6 +91,11 @@ extension Double: StoredValueConvertible {
         case .double(let number): self = number
         case .int(let number): self.init(exactly: number)
         case .uint(let number): self.init(exactly: number)
+        // Rounded to the nearest Double, as any number in JSON text is, if it is within Double's range: 1e400
+        // is not infinity.
+        case .number(let text):
+            guard let number = JSONNumber.double(text) else { return nil }
+            self = number
         // JSON has no literal for these; the JSON store writes them as strings.
         case .string("Infinity"): self = .infinity
         case .string("-Infinity"): self = -.infinity
@@ -76,6 +105,13 @@ extension Double: StoredValueConvertible {
     }
 
     var storedValue: StoredValue { .double(self) }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        switch storedValue {
+        case .int, .uint, .number: JSONNumber.doesNotFit(storedValue.description, in: "Double")
+        default: "it is \(storedValue.kindDescription)"
+        }
+    }
 }
 
 extension Float: StoredValueConvertible {
@@ -86,10 +122,19 @@ extension Float: StoredValueConvertible {
         case .uint(let number): self.init(exactly: number)
         default:
             guard let number = Double(storedValue: storedValue) else { return nil }
-            // Out of Float's range is not a Float; a fraction in range rounds to the nearest Float, which is
-            // exact for every value this type stored itself (its shortest decimal text).
+            // Out of Float's range is not a Float (too large, or so small that it would read as zero); a
+            // fraction in range rounds to the nearest Float, which is exact for every value this type stored
+            // itself (its shortest decimal text).
             guard number.isNaN || number.isInfinite || Float(number).isFinite else { return nil }
+            guard number == 0 || Float(number) != 0 else { return nil }
             self.init(number)
+        }
+    }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        switch storedValue {
+        case .int, .uint, .double, .number: JSONNumber.doesNotFit(storedValue.description, in: "Float")
+        default: "it is \(storedValue.kindDescription)"
         }
     }
 
@@ -127,6 +172,13 @@ extension Date: StoredValueConvertible {
     }
 
     var storedValue: StoredValue { .date(self) }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        guard case .string(let text) = storedValue, let problem = ISO8601Timestamp.problem(with: text) else {
+            return "it is \(storedValue.kindDescription)"
+        }
+        return problem
+    }
 }
 
 extension URL: StoredValueConvertible {
@@ -180,6 +232,10 @@ extension Optional: StoredValueConvertible where Wrapped: StoredValueConvertible
     }
 
     var storedValue: StoredValue { map(\.storedValue) ?? .null }
+
+    static func rejection(of storedValue: StoredValue) -> String {
+        Wrapped.rejection(of: storedValue)
+    }
 }
 
 /// Lets generic code ask whether a value is `nil` without knowing that it is an `Optional`.

@@ -6,7 +6,11 @@ import Foundation
 /// text, so that nothing stored by earlier versions is lost: numbers convert between integer and
 /// floating-point forms when the value is exact (`1.0` reads as the `Int` 1, `2.5` does not), a `Date` is ISO
 /// 8601 text, seconds since 2001 or a stored date, `Data` base64 text or stored data, and "Infinity",
-/// "-Infinity" and "NaN" read as `Double`s and `Float`s.
+/// "-Infinity" and "NaN" read as `Double`s and `Float`s. A number kept as its text (``StoredValue/number(_:)``)
+/// reads as an integer or a `Decimal` digit for digit, and as a `Double` or `Float` only within its range.
+///
+/// A value nested deeper than ``StoredValue/maximumDepth``, or so deep that the thread's stack runs short,
+/// is a `DecodingError`, not a crash.
 struct StoredValueDecoder {
     /// Returns the value of type `Value` that `stored` holds.
     /// - Throws: `DecodingError` naming the coding path where the tree does not fit the type.
@@ -50,6 +54,16 @@ private struct NodeDecoder: Decoder {
     // MARK: Values
 
     func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        // Every nested value that a type decodes with its own code comes through here: the one place to stop
+        // before the stack runs out.
+        if codingPath.count >= StackDepthGuard.checkedDepth {
+            if codingPath.count > StoredValue.maximumDepth {
+                throw corrupted("The value nests more than \(StoredValue.maximumDepth) arrays and dictionaries.")
+            }
+            if StackDepthGuard.isStackLow {
+                throw corrupted(StackDepthGuard.stackLowMessage(depth: codingPath.count))
+            }
+        }
         // Compared by metadata, which costs a few instructions, rather than cast.
         let identifier = ObjectIdentifier(type)
         if identifier == ObjectIdentifier(Date.self) { return unsafeBitCast(try decodeDate(), to: Value.self) }
@@ -80,6 +94,7 @@ private struct NodeDecoder: Decoder {
         case .int(let number): result = Integer(exactly: number)
         case .uint(let number): result = Integer(exactly: number)
         case .double(let number): result = Integer(exactly: number)
+        case .number(let text): result = JSONNumber.integer(text, as: type)
         default: throw mismatch(type, "a number")
         }
         guard let result else {
@@ -93,6 +108,11 @@ private struct NodeDecoder: Decoder {
         case .double(let number): return number
         case .int(let number): return Double(number)
         case .uint(let number): return Double(number)
+        case .number(let text):
+            guard let number = JSONNumber.double(text) else {
+                throw corrupted("The number \(text) does not fit in Double.")
+            }
+            return number
         case .string("Infinity"): return .infinity
         case .string("-Infinity"): return -.infinity
         case .string("NaN"): return .nan
@@ -103,7 +123,8 @@ private struct NodeDecoder: Decoder {
     func decodeFloat() throws -> Float {
         let number = try decodeDouble()
         let float = Float(number)
-        guard float.isFinite || !number.isFinite else {
+        // Too large, or so small that it would read as zero.
+        guard float.isFinite || !number.isFinite, float != 0 || number == 0 else {
             throw corrupted("The number \(value) does not fit in Float.")
         }
         return float
@@ -114,10 +135,10 @@ private struct NodeDecoder: Decoder {
         case .date(let date): return date
         case .string(let text):
             guard let date = ISO8601Timestamp.date(from: text) else {
-                throw corrupted("\"\(text)\" is not an ISO 8601 date")
+                throw corrupted(ISO8601Timestamp.problem(with: text) ?? "\"\(text)\" is not an ISO 8601 date")
             }
             return date
-        case .int, .uint, .double:
+        case .int, .uint, .double, .number:
             // JSONEncoder's default form: seconds since 2001-01-01.
             return Date(timeIntervalSinceReferenceDate: try decodeDouble())
         default: throw mismatch(Date.self, "an ISO 8601 date")
@@ -148,6 +169,14 @@ private struct NodeDecoder: Decoder {
             // As JSONDecoder read the number's text: the shortest text of the Double.
             guard number.isFinite, let decimal = Decimal(string: number.description) else {
                 throw corrupted("The number \(value) is not a valid Decimal.")
+            }
+            return decimal
+        case .number(let text):
+            // Digit for digit, as JSONDecoder reads a Decimal from JSON text.
+            guard let decimal = JSONNumber.decimal(text) else {
+                throw corrupted(
+                    "The number \(text) does not fit in Decimal (at most 38 significant digits, exponents -128 to 127)."
+                )
             }
             return decimal
         case .string(let text):

@@ -8,18 +8,28 @@ import Foundation
 /// `Decimal` its number, an integral `Double` below 10¹⁶ an integer, and non-finite numbers the strings
 /// "Infinity", "-Infinity" and "NaN". A `nil` that a type encodes with `encodeIfPresent` leaves its key out.
 ///
+/// A value that nests more than ``StoredValue/maximumDepth`` arrays and dictionaries is refused with an
+/// `EncodingError`: the encoder stops at that depth, before the stack runs out, and the JSON reader reads
+/// every value that it writes. (It also stops, with the same error, if the thread's stack runs short first.)
+///
 /// Shaped for the cost of a write: a container writes its members straight into the stored dictionary or
 /// array of its encoder (one object per level, no intermediate tree), strings, numbers, Booleans and arrays
 /// of them are stored without an encoder of their own, and coding paths are made only when asked for.
 struct StoredValueEncoder {
     /// Returns the stored form of `value`.
-    /// - Throws: `EncodingError` if the value's `encode(to:)` throws or encodes nothing.
+    /// - Throws: `EncodingError` if the value's `encode(to:)` throws or encodes nothing, or if the value nests
+    ///   more than ``StoredValue/maximumDepth`` arrays and dictionaries.
     func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
         guard let stored = try EncodingNode.encode(value, at: CodingPath.root) else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
                     codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
+        }
+        // The recursion stops a level beyond the limit; containers nested inside one `encode(to:)` are counted
+        // here.
+        if stored.nests(deeperThan: StoredValue.maximumDepth) {
+            throw EncodingNode.tooDeep(value, at: [])
         }
         return stored
     }
@@ -33,6 +43,9 @@ private struct CodingPath {
     static var root: CodingPath { CodingPath(parent: [], last: nil) }
 
     var keys: [any CodingKey] { last.map { parent + [$0] } ?? parent }
+
+    /// How many arrays and dictionaries hold the value at this path.
+    var depth: Int { parent.count + (last == nil ? 0 : 1) }
 
     func appending(_ key: any CodingKey) -> CodingPath { CodingPath(parent: keys, last: key) }
 }
@@ -64,9 +77,31 @@ private enum EncodingNode {
         }
         if type == ObjectIdentifier(URL.self) { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
         if type == ObjectIdentifier(Decimal.self) { return decimal(unsafeBitCast(value, to: Decimal.self)) }
-        let encoder = NodeEncoder(path: path())
+        let path = path()
+        // Every nested value that a type encodes with its own code comes through here: the one place to stop
+        // a recursive value before the stack runs out.
+        if path.depth >= StackDepthGuard.checkedDepth {
+            if path.depth > StoredValue.maximumDepth { throw tooDeep(value, at: path.keys) }
+            if StackDepthGuard.isStackLow {
+                throw EncodingError.invalidValue(
+                    value,
+                    EncodingError.Context(
+                        codingPath: path.keys, debugDescription: StackDepthGuard.stackLowMessage(depth: path.depth)))
+            }
+        }
+        let encoder = NodeEncoder(path: path)
         try value.encode(to: encoder)
         return encoder.storedValue
+    }
+
+    /// The error for a value that nests more than ``StoredValue/maximumDepth`` arrays and dictionaries.
+    static func tooDeep(_ value: Any, at path: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+                codingPath: path,
+                debugDescription: "The value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, "
+                    + "more than a store can read back"))
     }
 
     /// The stored form of a value nested in a container: a value that encodes nothing is an empty object

@@ -61,7 +61,7 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
         let encode: (Value) throws -> StoredValue = { unsafeBitCast($0, to: Native.self).storedValue }
         let decode: (StoredValue) throws -> Value = { stored in
             guard let value = Native(storedValue: stored) else {
-                throw StoredValueCoding.Failure(description: "it is \(stored.kindDescription)")
+                throw StoredValueCoding.Failure(description: Native.rejection(of: stored))
             }
             return unsafeBitCast(value, to: Value.self)
         }

@@ -212,6 +212,7 @@ enum TaggedStoredValue {
         case .int(let number): .dictionary(["int": .string(String(number))])
         case .uint(let number): .dictionary(["uint": .string(String(number))])
         case .double(let number): .dictionary(["double": .string(String(number.bitPattern, radix: 16))])
+        case .number(let text): .dictionary(["number": .string(text)])
         case .string(let text): .dictionary(["string": .string(text)])
         case .data(let data): .dictionary(["data": .string(data.base64EncodedString())])
         case .date(let date):
@@ -233,6 +234,7 @@ enum TaggedStoredValue {
         case ("int", .string(let text)): return .int(try Int64(text).orThrow())
         case ("uint", .string(let text)): return .uint(try UInt64(text).orThrow())
         case ("double", .string(let bits)): return .double(Double(bitPattern: try UInt64(bits, radix: 16).orThrow()))
+        case ("number", .string(let text)): return .number(text)
         case ("string", .string(let text)): return .string(text)
         case ("data", .string(let text)): return .data(try Data(base64Encoded: text).orThrow())
         case ("date", .string(let bits)):
