@@ -599,3 +599,33 @@ struct JSONNumberTests {
         #expect(JSONNumber.decimal("340282366920938463463374607431768211456") == nil)
     }
 }
+
+/// A value handed to the JSON file store itself, not through a setting, meets the same limit: written, it would
+/// cost the whole file at the next start.
+struct DirectDepthTests {
+    @Test func theFileStoreRefusesAValueNestedDeeperThanItsReaderReads() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        var deep = StoredValue.int(1)
+        for _ in 0..<200 { deep = .array([deep]) }
+        var atLimit = StoredValue.int(1)
+        for _ in 0..<StoredValue.maximumDepth { atLimit = .array([atLimit]) }
+        do {
+            let store = try JSONFileStore(url: url)
+            try store.setValue(.string("kept"), forKey: "other")
+            #expect(throws: StorableConfigError.self) { try store.setValue(deep, forKey: "deep") }
+            #expect(throws: StorableConfigError.self) {
+                try store.setValues(["deep": deep], removingValuesForKeys: [])
+            }
+            #expect(throws: StorableConfigError.self) {
+                try store.updateValues(forKeys: ["deep"]) { $0["deep"] = deep }
+            }
+            try store.setValue(atLimit, forKey: "atLimit")
+        }
+        // A new store over the file, as the next start would open it: nothing was quarantined.
+        let reopened = try JSONFileStore(url: url, refusingCorruptFile: true)
+        #expect(reopened.value(forKey: "other") == .string("kept"))
+        #expect(reopened.value(forKey: "atLimit") == atLimit)
+        #expect(reopened.value(forKey: "deep") == nil)
+    }
+}

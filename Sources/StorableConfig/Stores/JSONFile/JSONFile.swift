@@ -176,7 +176,20 @@ final class JSONFile: @unchecked Sendable {
         rawMembers[next.string] = respelling.raw
     }
 
+    /// Refuses a value that nests deeper than the file's reader reads: written, it would make the whole file
+    /// unreadable at the next start. (A setting's value is refused before it gets here; this is for code that
+    /// calls the store itself.)
+    private static func refuseTooDeep(_ changes: [String: StoredValue?]) throws {
+        for case let (key, value?) in changes where value.nests(deeperThan: StoredValue.maximumDepth) {
+            throw StorableConfigError.encodingFailed(
+                key: key,
+                reason: "the value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, deeper than "
+                    + "a settings file is read back; nothing was written")
+        }
+    }
+
     func apply(_ changes: [String: StoredValue?]) throws {
+        try Self.refuseTooDeep(changes)
         try OutsideLocks.deferring {
             defer { announceExternalChanges() }
             try write(changes: { changes })
@@ -201,6 +214,7 @@ final class JSONFile: @unchecked Sendable {
                 var changes: [String: StoredValue?] = [:]
                 for (key, value) in changed { changes[key] = .some(value) }
                 for key in removed { changes[key] = .some(nil) }
+                try Self.refuseTooDeep(changes)
                 return changes
             }
             return updated
