@@ -195,7 +195,7 @@ final class StoreHub: @unchecked Sendable {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         let call = beginStoreCall(key: key)
-        let storeKey = call.storeKeys.first ?? key
+        let storeKey = call.storeKey
         let (version, certain) = OutsideLocks.deferring {
             do {
                 if let stored {
@@ -228,13 +228,16 @@ final class StoreHub: @unchecked Sendable {
     }
 
     /// A store call under way: the version and alias generation it started from, and the keys it uses in the
-    /// store (the keys given, or the current keys that aliases send them to).
+    /// store (the keys given, or the current keys that aliases send them to). A call for one key has it in
+    /// `key` and `storeKey`, and makes no array: this is every assignment's path.
     private struct StoreCall {
         let startVersion: UInt64
         let generation: UInt64
-        let keys: [String]
-        let storeKeys: [String]
-        /// Whether aliases were applied to each key (not to the store's own keys).
+        var key = ""
+        var storeKey = ""
+        var keys: [String] = []
+        var storeKeys: [String] = []
+        /// Whether aliases were applied to each of `keys` (not to the store's own keys).
         var translated: [Bool]? = nil
     }
 
@@ -242,10 +245,9 @@ final class StoreHub: @unchecked Sendable {
     private func beginStoreCall(key: String) -> StoreCall {
         feed.withLock { feed in
             feed.storeCallsInFlight += 1
-            // The usual case: no alias, and no array made but the key's.
             let storeKey = feed.aliases.currentKey.isEmpty ? key : feed.aliases.storeKey(key)
             return StoreCall(
-                startVersion: feed.version, generation: feed.aliases.generation, keys: [key], storeKeys: [storeKey])
+                startVersion: feed.version, generation: feed.aliases.generation, key: key, storeKey: storeKey)
         }
     }
 
@@ -276,6 +278,7 @@ final class StoreHub: @unchecked Sendable {
     private func keysMoved(during call: StoreCall) -> Bool {
         feed.withLock { feed in
             guard feed.aliases.generation != call.generation else { return false }
+            if call.keys.isEmpty { return feed.aliases.storeKey(call.key) != call.storeKey }
             return call.keys.indices.contains { index in
                 call.translated?[index] != false && feed.aliases.storeKey(call.keys[index]) != call.storeKeys[index]
             }
