@@ -1,0 +1,67 @@
+import Foundation
+import StorableConfig
+import StorableConfigEtcd
+import Testing
+
+/// A config whose initializer suspends before `super.init`, over an EtcdStore.
+final class SuspendingEtcdConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "etcd-lifecycle" }
+    @Setting var level = 0
+    @Setting var title = ""
+
+    init(suspendingOver store: any ConfigStore) async {
+        await Task.yield()
+        super.init(store: store)
+    }
+
+    required init(store: any ConfigStore) {
+        super.init(store: store)
+    }
+}
+
+/// Configs created, observed and released on several threads and tasks at once over one EtcdStore, whose watch
+/// delivers changes on a thread of its own meanwhile. A hang fails the test after its time limit.
+@Suite(.serialized)
+struct EtcdLifeCycleTests {
+    @Test func configsCreatedObservedAndReleasedOnManyThreadsNeitherHangNorMixUp() async throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "lifecycle/")
+        let rounds = 40
+        let problems = Locked<[String]>([])
+        let finished = DispatchGroup()
+        for worker in 0..<4 {
+            finished.enter()
+            Thread {
+                for round in 0..<rounds {
+                    _ = Limits(store: store).maxUploadMB
+                    let config = Limits(store: store)
+                    let token = config.$maxUploadMB.observe { _ in }
+                    if round % 4 == worker { config.maxUploadMB = round }
+                    if round % 2 == 0 { token.cancel() }
+                }
+                finished.leave()
+            }.start()
+        }
+        finished.enter()
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        for _ in 0..<rounds {
+                            let config = await SuspendingEtcdConfig(suspendingOver: store)
+                            if config.$level.key != "etcd-lifecycle.SuspendingEtcdConfig.level" {
+                                problems.withLock { $0.append(config.$level.key) }
+                            }
+                        }
+                    }
+                }
+            }
+            finished.leave()
+        }
+        let done = finished.wait(timeout: .now() + 120)
+        #expect(done == .success, "configs over an EtcdStore hung (still running after 120 s)")
+        #expect(problems.withLock { $0 }.isEmpty)
+        withExtendedLifetime(cluster) {}
+    }
+}
