@@ -88,6 +88,18 @@ struct EtcdStoreTests {
         }
     }
 
+    @Test func aConfigOnAClusterThatDoesNotAnswerReadsItsDefaultsAndKeepsAnAssignmentItReports() throws {
+        EtcdReports.install()
+        let port = EtcdCluster.freePort()
+        let limits = Limits(store: try EtcdStore(endpoints: [URL(string: "http://127.0.0.1:\(port)")!], timeout: 1))
+        #expect(limits.maxUploadMB == 50)
+        limits.maxUploadMB = 80
+        #expect(limits.maxUploadMB == 80)
+        let reported = EtcdReports.mentioning("127.0.0.1:\(port)")
+        #expect(reported.count == 1)
+        #expect(reported.allSatisfy { $0.contains("'etcd.Limits.maxUploadMB'") && $0.contains("failed") })
+    }
+
     @Test func membersThatNeverAnswerHoldTheStoresCreationToThreeTimeoutsInAll() throws {
         // Five listeners that take the connection and say nothing, as a hung member would.
         let silent = (0..<5).map { _ in EtcdCluster.silentListener() }

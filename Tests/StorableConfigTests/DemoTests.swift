@@ -255,6 +255,135 @@ struct DemoTests {
         #expect(!siblings.contains { $0.contains("corrupt") })
     }
 
+    @Test func anUnreadableStoreFileIsAFailureNamingThePathAndIsLeftAsItIs() async throws {
+        let directory = Self.unreadableDirectory(testProcess: getpid())
+        let url = directory.appendingPathComponent("settings.json")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let content = Data(#"{"storable-config-demo.AppConfig.userName": "before"}"#.utf8)
+        try content.write(to: url)
+        chmod(url.path, 0o000)
+        // Writable by anyone, so that a demo that moved the file aside or replaced it could.
+        chmod(directory.path, 0o777)
+        let result = await #expect(processExitsWith: .exitCode(1), observing: [\.standardErrorContent]) {
+            let directory = DemoTests.unreadableDirectory(testProcess: getppid())
+            // Root reads any file; become nobody to be refused like any user, then become the demo.
+            if getuid() == 0 {
+                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
+            }
+            setenv("HOME", directory.path, 1)
+            unsetenv("XDG_CONFIG_HOME")
+            let demo = try! builtProduct("storable-config-demo").path
+            let store = directory.appendingPathComponent("settings.json").path
+            let arguments: [String] = [demo, "set", "app.userName", "after", "--store", store]
+            var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            execv(demo, &pointers)
+            exit(4)
+        }
+        chmod(url.path, 0o600)
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("cannot open the settings"))
+        #expect(message.contains(url.path))
+        #expect(message.contains("reading failed: Permission denied"))
+        #expect(try Data(contentsOf: url) == content)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.json"])
+    }
+
+    /// A directory that the child of the test above, which cannot capture values, and this process both name.
+    static func unreadableDirectory(testProcess: pid_t) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "StorableConfigTests-demo-unreadable-\(testProcess)")
+    }
+
+    @Test func listJSONExportAndSchemaPrintJSONThatFoundationReads() throws {
+        let home = DemoHome()
+        let awkward = "line\nbreak \"quoted\" \u{1B}[31m tab\t back\\slash é 名前 👩‍👩‍👧‍👦"
+        #expect(try home.run("set", "app.userName", awkward).status == 0)
+        #expect(try home.run("set", "twitter.apiToken", "t0ken-secret").status == 0)
+        let income = #"[{"id":"s","name":"Salary \"x\"","amount":300000,"order":0}]"#
+        #expect(try home.run("set", "budget.incomes", income).status == 0)
+        for arguments in [["list", "--json"], ["export"], ["schema"]] {
+            let result = try home.run(arguments)
+            #expect(result.status == 0, "\(arguments)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+            #expect(object is [String: Any], "\(arguments)")
+            #expect(!result.output.contains("t0ken-secret"), "\(arguments)")
+        }
+        let list = try JSONSerialization.jsonObject(with: Data(try home.run("list", "--json").output.utf8))
+        #expect((list as? [String: Any])?["app.userName"] as? String == awkward)
+    }
+
+    /// `watch` on a file that other programs change in every way they do.
+    @Test(.timeLimit(.minutes(1)))
+    func watchFollowsAnEditARenameADeleteAndRecreateAndABrieflyTruncatedFile() throws {
+        let home = DemoHome()
+        let url = home.directory.file("watched.json")
+        func contents(_ userName: String) -> Data {
+            Data(#"{"storable-config-demo.AppConfig.userName": "\#(userName)"}"#.utf8)
+        }
+        /// Writes the file in place, as an editor that keeps the file's inode does.
+        func writeInPlace(_ data: Data) throws {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: data)
+            try handle.close()
+        }
+        try contents("before").write(to: url)
+        let output = Pipe()
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.directory.url.path
+        let watcher = try launchProduct(
+            "storable-config-demo", ["watch", "--store", url.path], environment: environment, output: output)
+        defer {
+            kill(watcher.processIdentifier, SIGKILL)
+            watcher.waitUntilExit()
+        }
+        var seen = String(
+            decoding: readUntil(output.fileHandleForReading, contains: "watching", timeout: 20), as: UTF8.self)
+        func waitFor(_ line: String) {
+            seen += String(decoding: readUntil(output.fileHandleForReading, contains: line, timeout: 10), as: UTF8.self)
+        }
+        // An editor that writes the file in place.
+        try writeInPlace(contents("edited"))
+        waitFor(#""before" → "edited""#)
+        // A program that writes a new file and renames it over the old one.
+        let other = home.directory.file("other.json")
+        try contents("renamed over").write(to: other)
+        try #require(rename(other.path, url.path) == 0)
+        waitFor(#""edited" → "renamed over""#)
+        // Moved away, and back.
+        let aside = home.directory.file("aside.json")
+        try #require(rename(url.path, aside.path) == 0)
+        waitFor(#""renamed over" → """#)
+        try #require(rename(aside.path, url.path) == 0)
+        waitFor(#""" → "renamed over""#)
+        // Deleted, and written again.
+        try FileManager.default.removeItem(at: url)
+        waitFor(#""renamed over" → """#)
+        try contents("recreated").write(to: url)
+        waitFor(#""" → "recreated""#)
+        // Emptied and closed (`: > settings.json`), then written a moment later: the empty file is not read as
+        // a file without settings.
+        try writeInPlace(Data())
+        usleep(300_000)
+        try writeInPlace(contents("after truncation"))
+        waitFor(#""recreated" → "after truncation""#)
+        let changes = seen.split(separator: "\n").filter { $0.hasPrefix("app.userName: ") }
+        #expect(
+            changes == [
+                #"app.userName: "before" → "edited""#,
+                #"app.userName: "edited" → "renamed over""#,
+                #"app.userName: "renamed over" → """#,
+                #"app.userName: "" → "renamed over""#,
+                #"app.userName: "renamed over" → """#,
+                #"app.userName: "" → "recreated""#,
+                #"app.userName: "recreated" → "after truncation""#,
+            ], "\(seen)")
+        #expect(try Data(contentsOf: url) == contents("after truncation"))
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: home.directory.url.path)
+        #expect(!siblings.contains { $0.contains("corrupt") })
+    }
+
     @Test func aSetValueMayStartWithADash() throws {
         let home = DemoHome()
         #expect(try home.run("set", "twitter.userName", "-bob").status == 0)

@@ -14,6 +14,18 @@ final class FaultConfig: StorableConfig {
     @Setting var note = ""
 }
 
+final class FullDiskConfig: StorableConfig {
+    override class var namespace: String { "fulldisk" }
+    @Setting var note = ""
+    @Setting var count = 0
+}
+
+final class ReadOnlyDiskConfig: StorableConfig {
+    override class var namespace: String { "readonlydisk" }
+    @Setting var note = ""
+    @Setting var count = 0
+}
+
 /// Bad environments for JSONFileStore, each in a child process so that limits and lost privileges stay there.
 /// Each child prints what it reported to standard error and exits 0 only if nothing was lost.
 struct FaultInjectionTests {
@@ -72,5 +84,128 @@ struct FaultInjectionTests {
         #expect(message.contains("fault.FaultConfig.note"))
         #expect(message.contains("locked"))
         #expect(message.contains("Permission denied"))
+    }
+
+    @Test func anUnreadableFileIsAnErrorNamingThePathAndIsLeftAsItIs() async throws {
+        let directory = Self.sharedDirectory("unreadable", parent: getpid())
+        let url = directory.appendingPathComponent("settings.json")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let content = Data(#"{"fault.FaultConfig.note": "kept"}"#.utf8)
+        try content.write(to: url)
+        chmod(url.path, 0o000)
+        // Writable by anyone, so that a store that moved the file aside or replaced it could.
+        chmod(directory.path, 0o777)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            // Root reads any file; become nobody to be refused like any user.
+            if getuid() == 0 {
+                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
+            }
+            let url = FaultInjectionTests.sharedDirectory("unreadable", parent: getppid())
+                .appendingPathComponent("settings.json")
+            do {
+                _ = try JSONFileStore(url: url)
+                exit(1)
+            } catch StorableConfigError.fileUnusable(let path, let reason) {
+                FileHandle.standardError.write(Data("\(path): \(reason)\n".utf8))
+                exit(path == url.path ? 0 : 2)
+            } catch {
+                exit(4)
+            }
+        }
+        chmod(url.path, 0o600)
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains(url.path))
+        #expect(message.contains("Permission denied"))
+        // Not moved aside, not replaced, not even locked: the directory is as it was.
+        #expect(try Data(contentsOf: url) == content)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.json"])
+    }
+
+    /// Mounts a tmpfs of 64 KB on a new directory, runs `body` with that directory, and unmounts it, whether
+    /// `body` returns or throws. Mounting needs root.
+    static func withTmpfs(_ body: (URL) throws -> Void) throws {
+        let directory = TemporaryDirectory()
+        let disk = directory.file("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        guard mount("tmpfs", disk.path, "tmpfs", 0, "size=64k") == 0 else {
+            Issue.record("mounting a tmpfs on \(disk.path) failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        defer {
+            umount2(disk.path, Int32(MNT_DETACH))
+            withExtendedLifetime(directory) {}
+        }
+        try body(disk)
+    }
+
+    /// A real full disk: a 64 KB tmpfs, filled up.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs to fill up needs root; run the tests as root to include it"))
+    func aFullDiskIsReportedKeepsTheOldFileAndTheNextWriteStoresThePendingValue() throws {
+        ReportedErrors.install()
+        try Self.withTmpfs { disk in
+            let url = disk.appendingPathComponent("settings.json")
+            let config = FullDiskConfig(store: try JSONFileStore(url: url))
+            config.note = "small"
+            let before = try Data(contentsOf: url)
+            // Fill the disk with a file of its own, so that freeing the space is removing that file.
+            let filler = disk.appendingPathComponent("filler")
+            let descriptor = open(filler.path, O_WRONLY | O_CREAT, 0o600)
+            try #require(descriptor >= 0)
+            let block = [UInt8](repeating: 0, count: 1024)
+            while write(descriptor, block, block.count) > 0 {}
+            let fillError = errno
+            close(descriptor)
+            try #require(fillError == ENOSPC, "filling the tmpfs ended with \(String(cString: strerror(fillError)))")
+
+            let big = String(repeating: "x", count: 16 * 1024)
+            config.note = big
+            #expect(config.note == big)
+            let reported = ReportedErrors.mentioning("'fulldisk.FullDiskConfig.note'")
+            #expect(reported.count == 1)
+            #expect(reported.allSatisfy { $0.description.contains(url.path) })
+            #expect(reported.allSatisfy { $0.description.contains("No space left on device") })
+            #expect(try Data(contentsOf: url) == before)
+            let names = try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted()
+            #expect(names == ["filler", "settings.json", "settings.json.lock"])
+
+            try FileManager.default.removeItem(at: filler)
+            config.count = 1
+            let object = try jsonObject(at: url)
+            #expect(object["fulldisk.FullDiskConfig.note"] as? String == big)
+            #expect(object["fulldisk.FullDiskConfig.count"] as? Int == 1)
+        }
+    }
+
+    /// A file system mounted read-only under a running program, then writable again.
+    @Test(.enabled(if: getuid() == 0, "remounting a tmpfs read-only needs root; run the tests as root to include it"))
+    func aReadOnlyFileSystemIsReportedKeepsTheFileAndTheNextWriteStoresThePendingValue() throws {
+        ReportedErrors.install()
+        try Self.withTmpfs { disk in
+            let url = disk.appendingPathComponent("settings.json")
+            let config = ReadOnlyDiskConfig(store: try JSONFileStore(url: url))
+            config.note = "before"
+            let before = try Data(contentsOf: url)
+            func remount(readOnly: Bool) throws {
+                let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+                try #require(
+                    mount("tmpfs", disk.path, "tmpfs", flags, "size=64k") == 0,
+                    "remounting failed: \(String(cString: strerror(errno)))")
+            }
+            try remount(readOnly: true)
+            config.note = "during"
+            #expect(config.note == "during")
+            let reported = ReportedErrors.mentioning("'readonlydisk.ReadOnlyDiskConfig.note'")
+            #expect(reported.count == 1)
+            #expect(reported.allSatisfy { $0.description.contains(disk.path) })
+            #expect(reported.allSatisfy { $0.description.contains("Read-only file system") })
+            #expect(try Data(contentsOf: url) == before)
+
+            try remount(readOnly: false)
+            config.count = 1
+            let object = try jsonObject(at: url)
+            #expect(object["readonlydisk.ReadOnlyDiskConfig.note"] as? String == "during")
+            #expect(object["readonlydisk.ReadOnlyDiskConfig.count"] as? Int == 1)
+        }
     }
 }

@@ -100,10 +100,27 @@ struct JSONFileStoreTests {
         #expect {
             try JSONFileStore(url: url)
         } throws: { error in
-            let message = (error as? StorableConfigError)?.description ?? ""
-            return message.contains(url.path) && message.contains("not a directory")
+            guard case .fileUnusable(let path, let reason) = error as? StorableConfigError else { return false }
+            return path == url.path && reason.contains("not a directory")
         }
         #expect(try String(contentsOf: blocker, encoding: .utf8) == "not a directory")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFOInPlaceOfTheFileIsAClearErrorNamingThePath() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try #require(mkfifo(url.path, 0o600) == 0)
+        // Opening a FIFO for reading would wait for a writer: the store must refuse it without opening it.
+        #expect {
+            try JSONFileStore(url: url)
+        } throws: { error in
+            guard case .fileUnusable(let path, let reason) = error as? StorableConfigError else { return false }
+            return path == url.path && reason.contains("not a regular file")
+        }
+        var info = stat()
+        #expect(lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["settings.json"])
     }
 
     @Test func aFailedWriteIsReportedWithThePathAndTheValueStaysReadable() throws {
@@ -145,6 +162,11 @@ struct JSONFileStoreTests {
         ("garbage", Data([0xFF, 0x00, 0x13, 0x37, 0xDE, 0xAD])),
         ("not an object", Data(#"["a", "b"]"#.utf8)),
         ("empty", Data()),
+        (
+            "invalid UTF-8",
+            Data(#"{"com.example.app.AppConfig.userName": "caf"#.utf8) + [0xC3, 0x28] + Data(#""}"#.utf8)
+        ),
+        ("random bytes", randomBytes(count: 4096, seed: 0xBAD5EED)),
     ])
     func aCorruptFileIsMovedAsideReportedAndTheStoreStartsEmpty(name: String, bytes: Data) throws {
         ReportedErrors.install()
@@ -156,7 +178,11 @@ struct JSONFileStoreTests {
         let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         let quarantined = try #require(siblings.first { $0.hasPrefix("settings.json.corrupt-") })
         #expect(try Data(contentsOf: directory.file(quarantined)) == bytes)
-        #expect(ReportedErrors.mentioning(url.path).contains { $0.description.contains(quarantined) })
+        // Both paths, whole, so that a person can find the file and its saved bytes.
+        #expect(
+            ReportedErrors.mentioning(url.path).contains {
+                $0.description.contains(directory.file(quarantined).path)
+            })
         config.userName = "fresh"
         #expect(try jsonObject(at: url)["com.example.app.AppConfig.userName"] as? String == "fresh")
         #expect(try Data(contentsOf: directory.file(quarantined)) == bytes)
@@ -338,12 +364,196 @@ struct JSONFileStoreTests {
         let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
     }
+
+    @Test func valuesOfTheWrongTypeAreReportedEachByItsKeyAndStayInTheFileAsWritten() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let prefix = "wrongtypefile.WrongTypeFileConfig."
+        try Data(
+            """
+            {
+              "\(prefix)enabled": "maybe",
+              "\(prefix)hobbies": {"a": 1},
+              "\(prefix)limit": 2.5,
+              "\(prefix)nickname": 42
+            }
+            """.utf8
+        ).write(to: url)
+        let config = WrongTypeFileConfig(store: try JSONFileStore(url: url))
+        #expect(config.enabled == false)
+        #expect(config.hobbies == [])
+        #expect(config.limit == 10)
+        #expect(config.nickname == nil)
+        for (name, found) in [("enabled", "\"maybe\""), ("hobbies", "\"a\""), ("limit", "2.5"), ("nickname", "42")] {
+            let reported = ReportedErrors.mentioning("'\(prefix)\(name)'")
+            #expect(reported.count == 1, "\(name): \(reported)")
+            #expect(reported.allSatisfy { $0.key == prefix + name && $0.description.contains(found) }, "\(name)")
+        }
+        // Another setting's write, and a relaunch, leave them as they were.
+        config.userName = "written"
+        let object = try jsonObject(at: url)
+        #expect(object[prefix + "enabled"] as? String == "maybe")
+        #expect(object[prefix + "hobbies"] as? [String: Int] == ["a": 1])
+        #expect(object[prefix + "limit"] as? Double == 2.5)
+        #expect(object[prefix + "nickname"] as? Int == 42)
+        #expect(object[prefix + "userName"] as? String == "written")
+    }
+
+    /// Values at the edges of what a settings file holds: a 10 MB string beside many keys that no config
+    /// declares, through a write and a relaunch.
+    @Test func aTenMegabyteStringAndAHundredThousandForeignKeysSurviveAWriteAndARelaunch() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        // The probe kept 500,000 foreign keys (Docs/Stores.md has the figures of such a file); a tenth of them
+        // keeps this test within seconds, and ThreadSanitizer's run, many times slower, takes a tenth again.
+        let foreignKeys = isRunningUnderThreadSanitizer ? 10_000 : 100_000
+        let bytes = isRunningUnderThreadSanitizer ? 1_000_000 : 10_000_000
+        var text = "{\n"
+        for index in 0..<foreignKeys {
+            text += "  \"other.tool.key\(index)\": \"value \(index)\",\n"
+        }
+        text += "  \"other.tool.last\": [1, 2.5, null, {\"nested\": true}]\n}\n"
+        try Data(text.utf8).write(to: url)
+        // Characters that JSON escapes, and some that it does not: ten million bytes.
+        let unit = "quote\" backslash\\ tab\t newline\n nul\u{0} é 名前 👩‍👩‍👧‍👦 "
+        let big = String(repeating: unit, count: bytes / unit.utf8.count)
+        do {
+            let config = WrongTypeFileConfig(store: try JSONFileStore(url: url))
+            config.userName = big
+        }
+        let store = try JSONFileStore(url: url)
+        let read = WrongTypeFileConfig(store: store).userName
+        let same = read == big
+        #expect(same, "read \(read.utf8.count) bytes of the \(big.utf8.count) written")
+        let values = store.allValues
+        #expect(values.count == foreignKeys + 2)
+        let lost = (0..<foreignKeys).filter { values["other.tool.key\($0)"] != .string("value \($0)") }
+        #expect(lost.isEmpty, "lost \(lost.count) foreign keys, the first \(lost.prefix(5))")
+        #expect(
+            values["other.tool.last"]
+                == .array([.int(1), .double(2.5), .null, .dictionary(["nested": .bool(true)])]))
+    }
+
+    /// Files damaged at random (bytes changed, inserted, deleted, repeated; files cut short): each is either
+    /// read whole, and every one of its members survives a write, or moved aside byte for byte.
+    @Test func randomlyDamagedFilesAreReadWholeOrSetAsideByteForByte() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let base = Data(Self.damageBase.utf8)
+        var random = SplitMix64(seed: 0xDA3A6E)
+        let files = isRunningUnderThreadSanitizer ? 300 : 3_000
+        var (read, setAside) = (0, 0)
+        for index in 0..<files {
+            let damaged = Self.damage(base, using: &random)
+            let name = "settings-\(index).json"
+            let url = directory.file(name)
+            try damaged.write(to: url)
+            let expected = try? JSONText.parseObject(damaged)
+            do {
+                let store = try JSONFileStore(url: url)
+                if let expected {
+                    try #require(store.allValues == expected.members, "file \(index) read as other values")
+                }
+                try store.setValue(.string("written"), forKey: "probe")
+            }
+            let after = try JSONText.parseObject(try Data(contentsOf: url))
+            let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasPrefix(name + ".corrupt-") }
+            if let expected {
+                read += 1
+                var members = after.members
+                #expect(members.removeValue(forKey: "probe") == .string("written"))
+                try #require(members == expected.members.filter { $0.key != "probe" }, "file \(index) lost a member")
+                try #require(after.rawMembers == expected.rawMembers, "file \(index) lost a number's text")
+                // Keys by their bytes: `String` takes two spellings of "café" for one.
+                func spellings(_ members: [JSONText.RespelledMember]) -> [[UInt8]: StoredValue] {
+                    Dictionary(members.map { ([UInt8]($0.key.utf8), $0.value) }, uniquingKeysWith: { $1 })
+                }
+                try #require(
+                    spellings(after.respelledMembers) == spellings(expected.respelledMembers),
+                    "file \(index) lost a spelling of a key")
+                try #require(siblings.isEmpty, "file \(index) was read and also set aside")
+            } else {
+                setAside += 1
+                try #require(siblings.count == 1, "file \(index) does not parse, and was not set aside once")
+                let movedTo = directory.file(siblings[0])
+                try #require(try Data(contentsOf: movedTo) == damaged, "file \(index) was not set aside as it was")
+                try #require(after.members == ["probe": .string("written")])
+                if setAside <= 10 {
+                    #expect(ReportedErrors.mentioning(url.path).contains { $0.description.contains(movedTo.path) })
+                }
+                try FileManager.default.removeItem(at: movedTo)
+            }
+            try FileManager.default.removeItem(at: url)
+            try FileManager.default.removeItem(at: directory.file(name + ".lock"))
+        }
+        // Both outcomes are exercised, and often.
+        #expect(read > files / 20, "\(read) of \(files) damaged files parsed")
+        #expect(setAside > files / 2, "\(setAside) of \(files) damaged files did not parse")
+    }
+
+    /// A settings file with a member of every kind, escapes, non-ASCII keys and numbers a `Double` cannot hold.
+    static let damageBase = """
+        {
+          "com.example.app.AppConfig.isFirstLaunch": false,
+          "com.example.app.AppConfig.nickname": null,
+          "com.example.app.AppConfig.selectedHobbies": [
+            "sleep",
+            "eat \\"well\\"\\n"
+          ],
+          "com.example.app.AppConfig.userName": "nkysu1 \\u00e9 名前 🎌",
+          "other.tool.big": 123456789012345678901234567890,
+          "other.tool.huge": -1e400,
+          "other.tool.nested": {"a": [1, 2.5, -0.0, {"b": {}}], "c": "d"},
+          "other.tool.ratio": 0.1,
+          "caf\u{E9}": 1,
+          "cafe\u{301}": 2
+        }
+
+        """
+
+    /// `data` with one to three random kinds of damage.
+    static func damage(_ data: Data, using random: inout SplitMix64) -> Data {
+        var bytes = [UInt8](data)
+        let syntax = Array(#"{}[]",:\ 0123456789.eE-+tfnul"#.utf8)
+        func position(_ count: Int) -> Int { Int(random.next() % UInt64(max(count, 1))) }
+        for _ in 0...(random.next() % 3) {
+            switch random.next() % 6 {
+            case 0 where !bytes.isEmpty:
+                bytes[position(bytes.count)] = UInt8(truncatingIfNeeded: random.next())
+            case 1 where !bytes.isEmpty:
+                bytes[position(bytes.count)] = syntax[position(syntax.count)]
+            case 2:
+                bytes.insert(syntax[position(syntax.count)], at: position(bytes.count + 1))
+            case 3 where !bytes.isEmpty:
+                let start = position(bytes.count)
+                bytes.removeSubrange(start..<min(bytes.count, start + 1 + position(8)))
+            case 4 where !bytes.isEmpty:
+                let start = position(bytes.count)
+                let slice = bytes[start..<min(bytes.count, start + 1 + position(16))]
+                bytes.insert(contentsOf: slice, at: position(bytes.count + 1))
+            default:
+                bytes.removeSubrange(position(bytes.count + 1)...)
+            }
+        }
+        return Data(bytes)
+    }
 }
 
 final class ErrorLogConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "errorlog" }
     @Setting var note = ""
     @Setting var lastError = ""
+}
+
+final class WrongTypeFileConfig: StorableConfig {
+    override class var namespace: String { "wrongtypefile" }
+    @Setting var enabled = false
+    @Setting var hobbies: [String] = []
+    @Setting var limit = 10
+    @Setting var nickname: String? = nil
+    @Setting var userName = ""
 }
 
 final class FailingFileConfig: StorableConfig {

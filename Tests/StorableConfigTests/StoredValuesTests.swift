@@ -130,6 +130,26 @@ struct StoredValuesTests {
         #expect(message.contains("disk on fire"))
     }
 
+    @Test func aValueThatCannotBeEncodedIsReportedKeptInMemoryAndTheStoreKeepsTheLastOne() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let key = "picky.PickyConfig.label"
+        do {
+            let config = PickyConfig(store: try JSONFileStore(url: url))
+            config.label = PickyLabel(text: "stored")
+            config.label = PickyLabel(text: "unencodable")
+            #expect(config.label.text == "unencodable")
+            let reported = ReportedErrors.mentioning("'\(key)'")
+            #expect(reported.count == 1)
+            #expect(reported.allSatisfy { "\($0)".contains("cannot be stored") && "\($0)".contains("never stored") })
+            // Another setting's write does not write it either: the file keeps the last value stored.
+            config.count = 1
+            #expect((try jsonObject(at: url)[key] as? [String: String]) == ["text": "stored"])
+        }
+        #expect(PickyConfig(store: try JSONFileStore(url: url)).label.text == "stored")
+    }
+
     @Test func reloadPicksUpChangesMadeBehindTheConfigsBack() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -215,4 +235,23 @@ struct StoredValuesTests {
         }
         #expect(weakConfig == nil)
     }
+}
+
+/// A value whose encoding throws for one text: its default can be stored, so its class is valid.
+struct PickyLabel: Codable, Equatable, Sendable {
+    var text: String
+
+    func encode(to encoder: any Encoder) throws {
+        guard text != "unencodable" else {
+            throw EncodingError.invalidValue(text, .init(codingPath: [], debugDescription: "this text is never stored"))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+final class PickyConfig: StorableConfig {
+    override class var namespace: String { "picky" }
+    @Setting var label = PickyLabel(text: "default")
+    @Setting var count = 0
 }

@@ -161,6 +161,47 @@ struct SupportedTypesTests {
         #expect(ReportedErrors.mentioning("matrix.MatrixConfig.int8").count >= 1)
     }
 
+    /// Values at the edges of each type, and property names beyond ASCII, through every store and a fresh
+    /// config over a freshly opened store.
+    @Test(arguments: StoreKind.allCases)
+    func extremeValuesAndNamesBeyondASCIIReadBackAfterReopening(kind: StoreKind) throws {
+        let fixture = StoreFixture(kind)
+        do {
+            ExtremesConfig.assignExtremes(to: ExtremesConfig(store: fixture.open()))
+        }
+        let config = ExtremesConfig(store: fixture.open())
+        #expect(config.differencesFromExtremes() == [])
+        if kind == .jsonFile {
+            // And the file is JSON that other programs read.
+            let object = try jsonObject(at: fixture.fileURL)
+            #expect(object["extremes.ExtremesConfig.名前"] as? String == ExtremesConfig.name)
+        }
+    }
+
+    /// The same values through a UserDefaults suite's property list file: written by one process, read by
+    /// another.
+    @Test func extremeValuesAndNamesBeyondASCIIReadBackFromAUserDefaultsSuitesFile() async throws {
+        let suite = Self.extremesSuite(testProcess: getpid())
+        let file = UserDefaultsStore.propertyListURL(domain: suite)
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: file)
+        }
+        await #expect(processExitsWith: .success) {
+            let suite = SupportedTypesTests.extremesSuite(testProcess: getppid())
+            ExtremesConfig.assignExtremes(
+                to: ExtremesConfig(store: UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)!))
+            exit(0)
+        }
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        let store = try #require(UserDefaultsStore(suiteName: suite))
+        #expect(ExtremesConfig(store: store).differencesFromExtremes() == [])
+    }
+
+    static func extremesSuite(testProcess: pid_t) -> String {
+        "StorableConfigTests-extremes-\(testProcess)"
+    }
+
     @Test func leninentFormsFromHandEditedFilesAreAccepted() {
         let store = InMemoryStore([
             "matrix.MatrixConfig.int": .double(3.0),
@@ -173,5 +214,72 @@ struct SupportedTypesTests {
         #expect(config.double == 2)
         #expect(config.date == ISO8601Timestamp.date(from: "2026-11-21T07:47:43.25Z"))
         #expect(config.data == Data([0, 1, 2]))
+    }
+}
+
+/// Values at the edges of what each type holds, and settings named beyond ASCII.
+final class ExtremesConfig: StorableConfig {
+    override class var namespace: String { "extremes" }
+    @Setting var notANumber = 0.0
+    @Setting var infinity = 0.0
+    @Setting var negativeInfinity = 0.0
+    @Setting var smallestInt = 0
+    @Setting var largestInt = 0
+    @Setting var largestUInt64: UInt64 = 0
+    @Setting var largestFloat: Float = 0
+    @Setting var decimal = Decimal(0)
+    @Setting var distantPast = Date(timeIntervalSince1970: 0)
+    @Setting var distantFuture = Date(timeIntervalSince1970: 0)
+    @Setting var controlCharacters = ""
+    @Setting var emoji = ""
+    @Setting var café = ""
+    @Setting var 名前 = ""
+
+    /// Every C0 control character, NUL first, then DEL and the C1 controls.
+    static let controls = String(
+        String.UnicodeScalarView(
+            (0x00...0x1F).compactMap(Unicode.Scalar.init) + (0x7F...0x9F).compactMap(Unicode.Scalar.init)))
+    /// A family and a rainbow flag (zero-width joiner sequences), a skin tone, a country flag.
+    static let emoji = "👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇯🇵"
+    static let decimal = Decimal(string: "98765432109876543210987654321098765432")!
+    static let name = "名前 café"
+
+    static func assignExtremes(to config: ExtremesConfig) {
+        config.notANumber = .nan
+        config.infinity = .infinity
+        config.negativeInfinity = -.infinity
+        config.smallestInt = .min
+        config.largestInt = .max
+        config.largestUInt64 = .max
+        config.largestFloat = .greatestFiniteMagnitude
+        config.decimal = decimal
+        config.distantPast = .distantPast
+        config.distantFuture = .distantFuture
+        config.controlCharacters = controls
+        config.emoji = emoji
+        config.café = "e\u{301}"
+        config.名前 = name
+    }
+
+    /// The names of the settings that do not hold what ``assignExtremes(to:)`` assigned.
+    func differencesFromExtremes() -> [String] {
+        let checks: [(String, Bool)] = [
+            ("notANumber", notANumber.isNaN),
+            ("infinity", infinity == .infinity),
+            ("negativeInfinity", negativeInfinity == -.infinity),
+            ("smallestInt", smallestInt == .min),
+            ("largestInt", largestInt == .max),
+            ("largestUInt64", largestUInt64 == .max),
+            ("largestFloat", largestFloat == .greatestFiniteMagnitude),
+            ("decimal", decimal == Self.decimal),
+            ("distantPast", distantPast == .distantPast),
+            ("distantFuture", distantFuture == .distantFuture),
+            // By their bytes: `==` on `String` would take other spellings for the same text.
+            ("controlCharacters", Array(controlCharacters.utf8) == Array(Self.controls.utf8)),
+            ("emoji", Array(emoji.utf8) == Array(Self.emoji.utf8)),
+            ("café", Array(café.utf8) == Array("e\u{301}".utf8)),
+            ("名前", Array(名前.utf8) == Array(Self.name.utf8)),
+        ]
+        return checks.filter { !$0.1 }.map(\.0)
     }
 }

@@ -203,3 +203,9 @@ struct SplitMix64: RandomNumberGenerator {
         return value ^ (value >> 31)
     }
 }
+
+/// `count` bytes from a generator seeded with `seed`: the same bytes every run.
+func randomBytes(count: Int, seed: UInt64) -> Data {
+    var random = SplitMix64(seed: seed)
+    return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+}
