@@ -221,7 +221,6 @@ struct DemoTool {
                     FileHandle.standardOutput.write(Data(line.utf8))
                 })
         }
-        FileHandle.standardOutput.write(Data("watching \(store) (stop with Ctrl-C)\n".utf8))
         if let file = store as? JSONFileStore {
             let directory = file.url.deletingLastPathComponent().path
             if !FileManager.default.fileExists(atPath: directory) {
@@ -236,6 +235,8 @@ struct DemoTool {
                 exitWithMessage("cannot watch \(file.url.path): \(error)", status: 1)
             }
         }
+        // Said once the watch is under way, so that a change made after this line is seen.
+        FileHandle.standardOutput.write(Data("watching \(store) (stop with Ctrl-C)\n".utf8))
         while true {
             sleep(3600)
             withExtendedLifetime(tokens) {}
