@@ -168,7 +168,8 @@ final class StoreHub: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, call: call, targets: &targets)
+            return numberWrite(
+                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
             for change in changes {
@@ -195,7 +196,7 @@ final class StoreHub: @unchecked Sendable {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         let call = beginStoreCall(key: key)
-        let storeKey = call.storeKey
+        let storeKey = call.aliasedTo ?? key
         let (version, certain) = OutsideLocks.deferring {
             do {
                 if let stored {
@@ -206,7 +207,8 @@ final class StoreHub: @unchecked Sendable {
             } catch {
                 failure = error
             }
-            return numberWrite(from: origin, call: call, targets: &targets)
+            return numberWrite(
+                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
@@ -219,7 +221,7 @@ final class StoreHub: @unchecked Sendable {
         }
         if !certain {
             // The key became an earlier key while the write was under way: write it again, to the current key.
-            if keysMoved(during: call) {
+            if keyMoved(key, from: storeKey, since: call.generation) {
                 _ = writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: origin)
             }
             storageChanged(keys: [storeKey])
@@ -227,27 +229,31 @@ final class StoreHub: @unchecked Sendable {
         return version
     }
 
-    /// A store call under way: the version and alias generation it started from, and the keys it uses in the
-    /// store (the keys given, or the current keys that aliases send them to). A call for one key has it in
-    /// `key` and `storeKey`, and makes no array: this is every assignment's path.
+    /// A store call of several keys under way: the version and alias generation it started from, and the keys
+    /// it uses in the store (the keys given, or the current keys that aliases send them to).
     private struct StoreCall {
         let startVersion: UInt64
         let generation: UInt64
-        var key = ""
-        var storeKey = ""
-        var keys: [String] = []
-        var storeKeys: [String] = []
+        let keys: [String]
+        let storeKeys: [String]
         /// Whether aliases were applied to each of `keys` (not to the store's own keys).
-        var translated: [Bool]? = nil
+        let translated: [Bool]
     }
 
-    /// Counts a store call that is about to start, translating one key.
-    private func beginStoreCall(key: String) -> StoreCall {
+    /// Counts a store call of one key that is about to start: every assignment's path, which copies no key and
+    /// makes no array. Returns the current key that an alias sends `key` to, if any.
+    private func beginStoreCall(key: String) -> (startVersion: UInt64, generation: UInt64, aliasedTo: String?) {
         feed.withLock { feed in
             feed.storeCallsInFlight += 1
-            let storeKey = feed.aliases.currentKey.isEmpty ? key : feed.aliases.storeKey(key)
-            return StoreCall(
-                startVersion: feed.version, generation: feed.aliases.generation, key: key, storeKey: storeKey)
+            let aliased = feed.aliases.currentKey.isEmpty ? nil : feed.aliases.currentKey[key]
+            return (feed.version, feed.aliases.generation, aliased)
+        }
+    }
+
+    /// Whether an alias added since `generation` sends `key`, written to `storeKey`, elsewhere now.
+    private func keyMoved(_ key: String, from storeKey: String, since generation: UInt64) -> Bool {
+        feed.withLock { feed in
+            feed.aliases.generation != generation && feed.aliases.storeKey(key) != storeKey
         }
     }
 
@@ -278,9 +284,8 @@ final class StoreHub: @unchecked Sendable {
     private func keysMoved(during call: StoreCall) -> Bool {
         feed.withLock { feed in
             guard feed.aliases.generation != call.generation else { return false }
-            if call.keys.isEmpty { return feed.aliases.storeKey(call.key) != call.storeKey }
             return call.keys.indices.contains { index in
-                call.translated?[index] != false && feed.aliases.storeKey(call.keys[index]) != call.storeKeys[index]
+                call.translated[index] && feed.aliases.storeKey(call.keys[index]) != call.storeKeys[index]
             }
         }
     }
@@ -290,13 +295,12 @@ final class StoreHub: @unchecked Sendable {
     /// the store may then have applied the two in either order, and the caller has every config read the keys
     /// again.
     private func numberWrite(
-        from origin: ObjectIdentifier, call: StoreCall, targets: inout [StorableConfig]
+        from origin: ObjectIdentifier, startVersion: UInt64, generation: UInt64, targets: inout [StorableConfig]
     ) -> (version: UInt64, certain: Bool) {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
             let certain =
-                feed.version == call.startVersion && feed.storeCallsInFlight == 0
-                && feed.aliases.generation == call.generation
+                feed.version == startVersion && feed.storeCallsInFlight == 0 && feed.aliases.generation == generation
             feed.version &+= 1
             // The usual case, one config on the storage and it is the writer, needs no weak loads (nor a copy
             // of the list). The references loaded are released by the caller, after the lock.
@@ -451,7 +455,8 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
                 updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
             }
-            return numberWrite(from: origin, call: call, targets: &targets)
+            return numberWrite(
+                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
             for key in keys { StorableConfig.report(.writeFailed(key: key, reason: "\(failure)")) }
