@@ -68,7 +68,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         let aliasesAdded = context.hub.addAliases(of: schema)
         context.hub.reportAliases(of: schema)
         moveValuesFromEarlierKeys()
-        if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys)) }
+        if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys.map(context.hub.storeKey))) }
         runMigrations()
         applyOverrides()
         let version = context.hub.attach(self, context: context)

@@ -85,7 +85,8 @@ public struct ConfigDocument: Sendable, Equatable {
             coveredBy[type.configName] = config
             let stored: [String: StoredValue]
             do {
-                stored = try config.store.values(forKeys: config.keys)
+                // Through the hub: a config whose keys another class moved reads them where they are now.
+                stored = try config.context.hub.values(forKeys: config.keys, in: config.store)
             } catch {
                 throw .unreadable("the store of \(type.configName) cannot be read: \(error)")
             }

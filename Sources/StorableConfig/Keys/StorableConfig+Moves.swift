@@ -9,7 +9,10 @@ extension StorableConfig {
         guard schema.hasEarlierKeys else { return }
         let indices = schema.earlierKeys.indices.filter { !schema.earlierKeys[$0].isEmpty }
         guard !indices.isEmpty else { return }
-        let keys = indices.flatMap { [schema.keys[$0]] + schema.earlierKeys[$0] }
+        // Where each setting's value goes: its current key, or, if a later class moved that key on this storage,
+        // where that class reads it (see StoreHub's aliases).
+        let targets = schema.keys.map(context.hub.storeKey)
+        let keys = indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] }
         let oldFiles = previousNamespaceFiles()
         var reports: [StorableConfigError] = []
         var moved: [(index: Int, value: StoredValue)] = []
@@ -20,10 +23,10 @@ extension StorableConfig {
                 reports = []
                 moved = []
                 var changes: [String: StoredValue?] = [:]
-                for index in indices where snapshot.values[schema.keys[index]] == nil {
+                for index in indices where snapshot.values[targets[index]] == nil {
                     guard let found = firstReadable(index, in: snapshot.values, oldFiles: oldFiles, reports: &reports)
                     else { continue }
-                    changes[schema.keys[index]] = found
+                    changes[targets[index]] = found
                     moved.append((index, found))
                     for key in schema.earlierKeys[index] {
                         if let value = snapshot.values[key], settings[index].readProblem(value) == nil {

@@ -43,7 +43,24 @@ final class StoreHub: @unchecked Sendable {
         /// Pairs of (class, key) already reported.
         var reported: Set<String> = []
 
+        /// Every entry of `currentKey` leads to a key that is itself not sent elsewhere, so one look-up resolves
+        /// a chain of renames (`a` → `b` → `c`).
         func storeKey(_ key: String) -> String { currentKey[key] ?? key }
+
+        /// Sends `earlier` to where `current` is stored; earlier keys that were sent to `earlier` follow it.
+        /// - Returns: Whether anything changed.
+        mutating func add(_ earlier: String, to current: String, movedBy className: String) -> Bool {
+            let target = storeKey(current)
+            guard currentKey[earlier] == nil, earlier != target else { return false }
+            for key in earlierKeys.removeValue(forKey: earlier) ?? [] {
+                currentKey[key] = target
+                earlierKeys[target, default: []].append(key)
+            }
+            currentKey[earlier] = target
+            earlierKeys[target, default: []].append(earlier)
+            movedBy[earlier] = className
+            return true
+        }
     }
 
     private struct Receiver {
@@ -364,10 +381,7 @@ final class StoreHub: @unchecked Sendable {
             var added = false
             for (index, earlier) in schema.earlierKeys.enumerated() {
                 let current = schema.keys[index]
-                for key in earlier where feed.aliases.currentKey[key] == nil && key != current {
-                    feed.aliases.currentKey[key] = current
-                    feed.aliases.earlierKeys[current, default: []].append(key)
-                    feed.aliases.movedBy[key] = schema.className
+                for key in earlier where feed.aliases.add(key, to: current, movedBy: schema.className) {
                     added = true
                 }
             }
@@ -438,7 +452,15 @@ final class StoreHub: @unchecked Sendable {
                         guard translated else { return try transform(&values) }
                         var mine = given(values)
                         try transform(&mine)
-                        for (key, storeKey) in zip(keys, call.storeKeys) { values[storeKey] = mine[key] }
+                        // Several of `keys` may go to one store key (an old class's and its successor's, both in
+                        // one import): the current key's own value wins, else the first earlier key's by name.
+                        let pairs = zip(keys, call.storeKeys).sorted {
+                            ($0.0 == $0.1 ? 0 : 1, $0.0) < ($1.0 == $1.1 ? 0 : 1, $1.0)
+                        }
+                        var written: Set<String> = []
+                        for (key, storeKey) in pairs where written.insert(storeKey).inserted {
+                            values[storeKey] = mine[key]
+                        }
                     } catch {
                         transformFailure = error
                         throw error
