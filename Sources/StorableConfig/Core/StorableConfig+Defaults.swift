@@ -2,7 +2,14 @@ import Foundation
 
 extension StorableConfig {
     private static let defaultStoreStorage = Locked<(any ConfigStore)?>(nil)
-    private static let errorHandlerStorage = Locked<@Sendable (StorableConfigError) -> Void>(printToStandardError)
+    private static let errorHandlerStorage = Locked(ErrorHandler(handle: printToStandardError))
+
+    /// The handler in a struct: a closure held as `Locked`'s generic value is reabstracted for each access, and the
+    /// write-back wrapped it in two more thunks every time it was read, so each report ran through a longer chain
+    /// than the last, until the stack overflowed (after about 45,000 reports in a release build).
+    private struct ErrorHandler {
+        let handle: @Sendable (StorableConfigError) -> Void
+    }
 
     /// The store used by ``init()``.
     ///
@@ -36,8 +43,8 @@ extension StorableConfig {
     /// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
     /// ```
     public static var errorHandler: @Sendable (StorableConfigError) -> Void {
-        get { errorHandlerStorage.withLock { $0 } }
-        set { errorHandlerStorage.withLock { $0 = newValue } }
+        get { errorHandlerStorage.withLock { $0.handle } }
+        set { errorHandlerStorage.withLock { $0 = ErrorHandler(handle: newValue) } }
     }
 
     static func report(_ error: StorableConfigError) {
