@@ -96,7 +96,7 @@ final class EtcdWatcher: @unchecked Sendable {
         }
         guard proceed else { return false }
         defer { lock.withLock { self.connection = nil } }
-        var pending: [UInt8] = []
+        var lines = WatchLines()
         var status = 0
         var refused = ""
         do {
@@ -104,10 +104,8 @@ final class EtcdWatcher: @unchecked Sendable {
             try connection.sendPost(
                 host: host, path: EtcdClient.path(of: endpoint, "v3/watch"), body: body, headers: headers)
             _ = try connection.readResponse(onHead: { status = $0 }) { bytes in
-                pending += bytes
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = Data(pending[0..<newline])
-                    pending.removeFirst(newline + 1)
+                lines.append(bytes)
+                while let line = lines.next() {
                     guard let store else {
                         connection.shutdownNow()
                         return
@@ -130,7 +128,7 @@ final class EtcdWatcher: @unchecked Sendable {
         } catch {
             // The member went away, or was told to: the loop moves to the next one.
         }
-        refused += String(decoding: pending, as: UTF8.self)
+        refused += String(decoding: lines.remainder, as: UTF8.self)
         if progress.opened {
             lock.withLock { deniedInARow = 0 }
         } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
@@ -207,30 +205,25 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// Takes one line of the stream.
     private func take(_ line: Data, store: EtcdStorage) -> LineOutcome {
-        guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
-            let result = object["result"] as? [String: Any]
-        else {
-            // An error line: the member cannot serve the watch (no leader, a bad token).
+        switch WatchMessage(line: line) {
+        case .error:
             return .refused
-        }
-        let created = (result["created"] as? Bool) == true
-        if (result["canceled"] as? Bool) == true {
-            if EtcdClient.int(result["compact_revision"]) > 0 {
+        case .canceled(let compactRevision, let created):
+            if compactRevision > 0 {
                 lock.withLock { counts.resynchronisations += 1 }
                 store.resynchronise()
                 return .canceled
             }
             return created ? .refused : .canceled
-        }
-        if created { return .created }
-        let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
-        let events = result["events"] as? [[String: Any]] ?? []
-        if !events.isEmpty {
+        case .created:
+            return .created
+        case .events(let events, let headerRevision):
             store.take(events: events, headerRevision: headerRevision)
-        } else {
+            return .carryOn
+        case .progress(let headerRevision):
             lock.withLock { counts.progressNotifications += 1 }
             store.takeProgress(headerRevision: headerRevision)
+            return .carryOn
         }
-        return .carryOn
     }
 }
