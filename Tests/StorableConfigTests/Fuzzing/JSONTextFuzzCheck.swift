@@ -2,7 +2,7 @@ import Foundation
 
 @testable import StorableConfig
 
-/// The check of the `json-text` fuzz target (Fuzz/Targets/json-text.swift), also run by `swift test` over its
+/// The check of the `json-text` fuzz target (Fuzz/Targets/JSONTextTarget.swift), also run by `swift test` over its
 /// seed corpus and every input that ever failed it: the settings file's parser against the bytes of any file.
 ///
 /// - The parser and ``JSONText/parseObject(_:)`` never crash, and agree with each other.
