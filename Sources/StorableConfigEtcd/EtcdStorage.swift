@@ -208,9 +208,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         let header = answer["header"] as? [String: Any]
         var found: [String: (text: String?, revision: Int64)] = [:]
         for kv in answer["kvs"] as? [[String: Any]] ?? [] {
-            guard let fullKey = EtcdClient.text(base64: kv["key"]), fullKey.hasPrefix(prefix) else { continue }
-            found[String(fullKey.dropFirst(prefix.count))] =
-                (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
+            guard let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
+            else { continue }
+            found[key] = (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
         }
         return (EtcdClient.int(header?["revision"]), found)
     }
@@ -232,9 +232,8 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         for response in answer["responses"] as? [[String: Any]] ?? [] {
             guard let range = response["response_range"] as? [String: Any],
                 let kv = (range["kvs"] as? [[String: Any]])?.first,
-                let fullKey = EtcdClient.text(base64: kv["key"])
+                let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
             else { continue }
-            let key = String(fullKey.dropFirst(prefix.count))
             revisions[key] = EtcdClient.int(kv["mod_revision"])
             let text = EtcdClient.text(base64: kv["value"]) ?? ""
             guard let value = try? StoredValue(jsonText: text) else {
@@ -329,13 +328,18 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// deleted) and the revision; `nil` for an event that is not about a key under the prefix.
     static func change(in event: [String: Any], prefix: String) -> (key: String, text: String?, revision: Int64)? {
         guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
-            fullKey.hasPrefix(prefix)
+            let key = settingKey(fullKey, prefix: prefix)
         else { return nil }
         let isDelete = (event["type"] as? String) == "DELETE"
-        return (
-            String(fullKey.dropFirst(prefix.count)), isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "",
-            EtcdClient.int(kv["mod_revision"])
-        )
+        return (key, isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
+    }
+
+    /// The setting key of the etcd key `fullKey`, if it is under `prefix`: compared and cut by bytes, as etcd
+    /// compares keys, not by characters (a key that goes on after the prefix with a combining mark makes a
+    /// character of the mark and the prefix's last letter).
+    static func settingKey(_ fullKey: String, prefix: String) -> String? {
+        guard fullKey.utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: fullKey.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
 
     /// A progress notification: etcd sends one only to a watch that has every event up to `headerRevision`,

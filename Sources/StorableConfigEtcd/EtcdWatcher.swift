@@ -179,16 +179,22 @@ final class EtcdWatcher: @unchecked Sendable {
         var headers = ["Grpc-Metadata-hasleader": "true"]
         guard let token = try? client.authorization() ?? "" else { return nil }
         if !token.isEmpty { headers["Authorization"] = token }
-        let create: [String: Any] = [
+        let create = Self.watchRequest(prefix: prefix, after: store.watchRevision)
+        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
+        return (endpoint, headers, body, store.watchIdleLimit)
+    }
+
+    /// The request for a watch of every key under `prefix` from the revision after `revision`, which comes from
+    /// the network: a peer may have sent any number.
+    static func watchRequest(prefix: String, after revision: Int64) -> [String: Any] {
+        [
             "create_request": [
                 "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
                 "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-                "start_revision": String(store.watchRevision + 1),
+                "start_revision": String(revision == .max ? revision : revision + 1),
                 "progress_notify": true,
             ]
         ]
-        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
-        return (endpoint, headers, body, store.watchIdleLimit)
     }
 
     /// What a line of the stream means for the watch.

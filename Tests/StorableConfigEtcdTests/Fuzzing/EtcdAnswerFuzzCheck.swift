@@ -9,7 +9,8 @@ import StorableConfig
 ///
 /// The input is taken as an answer's body (to a read of the prefix, a transaction, an error) and as a watch's
 /// stream, split into pieces of 1 to 64 bytes (the input's first byte says which).
-/// - Decoding never crashes or hangs; an error status always gives ``EtcdClient/ServerError``.
+/// - Decoding never crashes or hangs; an error status always gives ``EtcdClient/ServerError``; the request for
+///   the next watch, after the highest revision the stream named, is made.
 /// - The watch's lines, joined again with what is left after the last newline, are the stream's bytes.
 /// - A key and a value made of the input's bytes, in a well-formed read answer and in a watch event, come
 ///   back as the same key, text and revision.
@@ -39,6 +40,8 @@ enum EtcdAnswerFuzzCheck {
         let pieceSize = Int((input.first ?? 0) % 64) + 1
         var lines = WatchLines()
         var joined: [UInt8] = []
+        // The revision a watch would resume after, as EtcdStorage keeps it.
+        var revision: Int64 = 0
         var offset = input.startIndex
         while offset < input.endIndex {
             let end = min(offset + pieceSize, input.endIndex)
@@ -46,9 +49,20 @@ enum EtcdAnswerFuzzCheck {
             offset = end
             while let line = lines.next() {
                 joined += line + [10]
-                if case .events(let events, _) = WatchMessage(line: line) {
-                    for event in events { _ = EtcdStorage.change(in: event, prefix: "app/") }
+                switch WatchMessage(line: line) {
+                case .events(let events, let headerRevision):
+                    for event in events {
+                        if let change = EtcdStorage.change(in: event, prefix: "app/") {
+                            revision = max(revision, change.revision)
+                        }
+                    }
+                    revision = max(revision, headerRevision)
+                case .progress(let headerRevision):
+                    revision = max(revision, headerRevision)
+                default:
+                    break
                 }
+                _ = EtcdWatcher.watchRequest(prefix: "app/", after: revision)
             }
         }
         joined += lines.remainder
@@ -58,7 +72,8 @@ enum EtcdAnswerFuzzCheck {
     /// A key and value made of the input (split at its first NUL byte), in well-formed answers.
     private static func roundTripFailure(_ input: Data) -> String? {
         let parts = input.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
-        let key = "app/" + String(decoding: parts[0], as: UTF8.self)
+        let settingKey = String(decoding: parts[0], as: UTF8.self)
+        let key = "app/" + settingKey
         let value = String(decoding: parts.count > 1 ? parts[1] : Data(), as: UTF8.self)
         let kv: [String: Any] = [
             "key": EtcdClient.base64(key), "value": EtcdClient.base64(value), "mod_revision": "5",
@@ -69,7 +84,6 @@ enum EtcdAnswerFuzzCheck {
             let answer = try? EtcdClient.answer(status: 200, body: rangeBody)
         else { return "a well-formed read answer does not decode" }
         let (revision, entries) = EtcdStorage.entries(in: answer, prefix: "app/")
-        let settingKey = String(key.dropFirst(4))
         guard revision == 7, entries.count == 1, let entry = entries.first,
             entry.key.utf8.elementsEqual(settingKey.utf8),
             entry.value.text.map({ $0.utf8.elementsEqual(value.utf8) }) == true, entry.value.revision == 5
