@@ -20,7 +20,7 @@ enum AssignParsingFuzzCheck {
     static func failure(for input: Data) -> String? {
         guard let selector = input.first else { return nil }
         let text = String(decoding: input.dropFirst(), as: UTF8.self)
-        guard !FuzzSupport.hasHugeYear(text) else { return nil }
+        guard !FuzzSupport.hasHugeYear(text), !FuzzSupport.hasHugeExponent(text.utf8) else { return nil }
         let store = InMemoryStore()
         let settings = FuzzTypesConfig(store: store).allSettings + FuzzMigratedConfig(store: store).allSettings
         let index = Int(selector) % settings.count
