@@ -106,6 +106,12 @@ final class EtcdClient: @unchecked Sendable {
         if authorized, let token = try authorization(deadline: end) { headers["Authorization"] = token }
         let (status, body) = try HTTPConnection.post(
             endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers, until: end)
+        return try Self.answer(status: status, body: body)
+    }
+
+    /// The JSON object of an answer, which a network peer sent; an empty object if the body is not one.
+    /// - Throws: ``ServerError`` with etcd's message (or the body's first 300 bytes) unless `status` is 200.
+    static func answer(status: Int, body: Data) throws -> [String: Any] {
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         guard status == 200 else {
             let message =

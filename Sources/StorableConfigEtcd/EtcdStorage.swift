@@ -181,14 +181,8 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         ]
         if let atRevision { request["revision"] = String(atRevision) }
         let answer = try client.call("kv/range", request, deadline: deadline)
-        let header = answer["header"] as? [String: Any]
-        let readRevision = atRevision ?? EtcdClient.int(header?["revision"])
-        var found: [String: (text: String?, revision: Int64)] = [:]
-        for kv in answer["kvs"] as? [[String: Any]] ?? [] {
-            guard let fullKey = EtcdClient.text(base64: kv["key"]), fullKey.hasPrefix(prefix) else { continue }
-            found[String(fullKey.dropFirst(prefix.count))] =
-                (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
-        }
+        let (answerRevision, found) = Self.entries(in: answer, prefix: prefix)
+        let readRevision = atRevision ?? answerRevision
         return lock.withLock {
             // A key this store wrote, or the watch brought, after the read's revision keeps its newer value.
             var changed: Set<String> = []
@@ -206,18 +200,40 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         }
     }
 
+    /// The revision of a `kv/range` answer, and by setting key (without the prefix) the text and mod revision of
+    /// each key under the prefix that it holds.
+    static func entries(
+        in answer: [String: Any], prefix: String
+    ) -> (revision: Int64, entries: [String: (text: String?, revision: Int64)]) {
+        let header = answer["header"] as? [String: Any]
+        var found: [String: (text: String?, revision: Int64)] = [:]
+        for kv in answer["kvs"] as? [[String: Any]] ?? [] {
+            guard let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
+            else { continue }
+            found[key] = (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
+        }
+        return (EtcdClient.int(header?["revision"]), found)
+    }
+
     /// The values and mod revisions of `keys` as the cluster holds them now, in one transaction.
     private func readFresh(_ keys: [String]) throws -> ([String: StoredValue], [String: Int64]) {
         let answer = try client.call(
             "kv/txn", ["success": keys.map { ["request_range": ["key": EtcdClient.base64(prefix + $0)]] }])
+        return try Self.freshValues(in: answer, prefix: prefix)
+    }
+
+    /// The values and mod revisions, by setting key, in a `kv/txn` answer of range requests.
+    /// - Throws: If a value is not JSON text.
+    static func freshValues(
+        in answer: [String: Any], prefix: String
+    ) throws -> ([String: StoredValue], [String: Int64]) {
         var values: [String: StoredValue] = [:]
         var revisions: [String: Int64] = [:]
         for response in answer["responses"] as? [[String: Any]] ?? [] {
             guard let range = response["response_range"] as? [String: Any],
                 let kv = (range["kvs"] as? [[String: Any]])?.first,
-                let fullKey = EtcdClient.text(base64: kv["key"])
+                let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
             else { continue }
-            let key = String(fullKey.dropFirst(prefix.count))
             revisions[key] = EtcdClient.int(kv["mod_revision"])
             let text = EtcdClient.text(base64: kv["value"]) ?? ""
             guard let value = try? StoredValue(jsonText: text) else {
@@ -291,15 +307,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// changed before taking the next event, so that an observer sees every value, not only the last.
     func take(events: [[String: Any]], headerRevision: Int64) {
         for event in events {
-            guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
-                fullKey.hasPrefix(prefix)
-            else { continue }
-            let key = String(fullKey.dropFirst(prefix.count))
-            let eventRevision = EtcdClient.int(kv["mod_revision"])
-            let isDelete = (event["type"] as? String) == "DELETE"
+            guard let (key, text, eventRevision) = Self.change(in: event, prefix: prefix) else { continue }
             let announce = lock.withLock { () -> Bool in
                 if (cache[key]?.revision ?? 0) < eventRevision {
-                    cache[key] = (isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", eventRevision)
+                    cache[key] = (text, eventRevision)
                 }
                 revision = max(revision, eventRevision)
                 // Every key of one of our transactions shares its revision: all of them are ours.
@@ -311,6 +322,24 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
             revision = max(revision, headerRevision)
             ownRevisions = ownRevisions.filter { $0 > revision }
         }
+    }
+
+    /// What one event of the watch changes: the setting key (without the prefix), its text (`nil` when it was
+    /// deleted) and the revision; `nil` for an event that is not about a key under the prefix.
+    static func change(in event: [String: Any], prefix: String) -> (key: String, text: String?, revision: Int64)? {
+        guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
+            let key = settingKey(fullKey, prefix: prefix)
+        else { return nil }
+        let isDelete = (event["type"] as? String) == "DELETE"
+        return (key, isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
+    }
+
+    /// The setting key of the etcd key `fullKey`, if it is under `prefix`: compared and cut by bytes, as etcd
+    /// compares keys, not by characters (a key that goes on after the prefix with a combining mark makes a
+    /// character of the mark and the prefix's last letter).
+    static func settingKey(_ fullKey: String, prefix: String) -> String? {
+        guard fullKey.utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: fullKey.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
 
     /// A progress notification: etcd sends one only to a watch that has every event up to `headerRevision`,

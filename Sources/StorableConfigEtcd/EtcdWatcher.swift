@@ -96,7 +96,7 @@ final class EtcdWatcher: @unchecked Sendable {
         }
         guard proceed else { return false }
         defer { lock.withLock { self.connection = nil } }
-        var pending: [UInt8] = []
+        var lines = WatchLines()
         var status = 0
         var refused = ""
         do {
@@ -104,10 +104,8 @@ final class EtcdWatcher: @unchecked Sendable {
             try connection.sendPost(
                 host: host, path: EtcdClient.path(of: endpoint, "v3/watch"), body: body, headers: headers)
             _ = try connection.readResponse(onHead: { status = $0 }) { bytes in
-                pending += bytes
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = Data(pending[0..<newline])
-                    pending.removeFirst(newline + 1)
+                lines.append(bytes)
+                while let line = lines.next() {
                     guard let store else {
                         connection.shutdownNow()
                         return
@@ -130,7 +128,7 @@ final class EtcdWatcher: @unchecked Sendable {
         } catch {
             // The member went away, or was told to: the loop moves to the next one.
         }
-        refused += String(decoding: pending, as: UTF8.self)
+        refused += String(decoding: lines.remainder, as: UTF8.self)
         if progress.opened {
             lock.withLock { deniedInARow = 0 }
         } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
@@ -181,16 +179,22 @@ final class EtcdWatcher: @unchecked Sendable {
         var headers = ["Grpc-Metadata-hasleader": "true"]
         guard let token = try? client.authorization() ?? "" else { return nil }
         if !token.isEmpty { headers["Authorization"] = token }
-        let create: [String: Any] = [
+        let create = Self.watchRequest(prefix: prefix, after: store.watchRevision)
+        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
+        return (endpoint, headers, body, store.watchIdleLimit)
+    }
+
+    /// The request for a watch of every key under `prefix` from the revision after `revision`, which comes from
+    /// the network: a peer may have sent any number.
+    static func watchRequest(prefix: String, after revision: Int64) -> [String: Any] {
+        [
             "create_request": [
                 "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
                 "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-                "start_revision": String(store.watchRevision + 1),
+                "start_revision": String(revision == .max ? revision : revision + 1),
                 "progress_notify": true,
             ]
         ]
-        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
-        return (endpoint, headers, body, store.watchIdleLimit)
     }
 
     /// What a line of the stream means for the watch.
@@ -207,30 +211,25 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// Takes one line of the stream.
     private func take(_ line: Data, store: EtcdStorage) -> LineOutcome {
-        guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
-            let result = object["result"] as? [String: Any]
-        else {
-            // An error line: the member cannot serve the watch (no leader, a bad token).
+        switch WatchMessage(line: line) {
+        case .error:
             return .refused
-        }
-        let created = (result["created"] as? Bool) == true
-        if (result["canceled"] as? Bool) == true {
-            if EtcdClient.int(result["compact_revision"]) > 0 {
+        case .canceled(let compactRevision, let created):
+            if compactRevision > 0 {
                 lock.withLock { counts.resynchronisations += 1 }
                 store.resynchronise()
                 return .canceled
             }
             return created ? .refused : .canceled
-        }
-        if created { return .created }
-        let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
-        let events = result["events"] as? [[String: Any]] ?? []
-        if !events.isEmpty {
+        case .created:
+            return .created
+        case .events(let events, let headerRevision):
             store.take(events: events, headerRevision: headerRevision)
-        } else {
+            return .carryOn
+        case .progress(let headerRevision):
             lock.withLock { counts.progressNotifications += 1 }
             store.takeProgress(headerRevision: headerRevision)
+            return .carryOn
         }
-        return .carryOn
     }
 }

@@ -19,7 +19,6 @@ final class HTTPConnection {
     }
 
     private let descriptor: Int32
-    private var buffered: [UInt8] = []
     private let deadline: () -> TimeInterval
 
     /// Connects to `url`'s host and port within `timeout`.
@@ -118,85 +117,24 @@ final class HTTPConnection {
         }
     }
 
-    /// Reads more bytes into the buffer; `false` at the end of the stream.
-    private func fill() throws -> Bool {
+    /// The next bytes the peer sent, or `nil` at the end of the stream.
+    private func receive() throws -> [UInt8]? {
         guard Self.wait(descriptor, events: Int16(POLLIN), timeout: deadline()) else {
             throw Failure(description: "no answer in time")
         }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
         if count < 0 { throw Failure(description: String(cString: strerror(errno))) }
-        if count == 0 { return false }
-        buffered += chunk[0..<count]
-        return true
-    }
-
-    private func readLine() throws -> String {
-        while true {
-            if let index = buffered.firstIndex(of: 10) {
-                let line = buffered[0..<index]
-                buffered.removeFirst(index + 1)
-                return String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
-            }
-            guard try fill() else { throw Failure(description: "the connection closed in the middle of a line") }
-        }
-    }
-
-    private func read(count: Int) throws -> [UInt8] {
-        while buffered.count < count {
-            guard try fill() else { throw Failure(description: "the connection closed in the middle of the body") }
-        }
-        let bytes = Array(buffered[0..<count])
-        buffered.removeFirst(count)
-        return bytes
+        if count == 0 { return nil }
+        chunk.removeSubrange(count...)
+        return chunk
     }
 
     /// Reads the status and headers, then hands the body to `onData` as it arrives (chunk by chunk for a
-    /// chunked body, whose trailers are skipped), and returns the status.
+    /// chunked body, whose trailers are skipped), and returns the status. See ``HTTPResponseReader``.
     func readResponse(onHead: (Int) -> Void = { _ in }, onData: ([UInt8]) -> Void) throws -> Int {
-        let statusLine = try readLine()
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else {
-            throw Failure(description: "not an HTTP answer: \(statusLine.prefix(80))")
-        }
-        var length: Int?
-        var chunked = false
-        while true {
-            let line = try readLine()
-            if line.isEmpty { break }
-            let pair = line.split(separator: ":", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            let name = pair[0].lowercased()
-            let value = pair[1].trimmingCharacters(in: .whitespaces)
-            if name == "content-length" { length = Int(value) }
-            if name == "transfer-encoding", value.lowercased().contains("chunked") { chunked = true }
-        }
-        onHead(status)
-        if chunked {
-            while true {
-                let sizeLine = try readLine()
-                guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
-                    throw Failure(description: "a bad chunk size")
-                }
-                if size == 0 {
-                    // Trailers, up to an empty line.
-                    while try !readLine().isEmpty {}
-                    break
-                }
-                onData(try read(count: size))
-                _ = try readLine()
-            }
-        } else if let length {
-            onData(try read(count: length))
-        } else {
-            onData(buffered)
-            buffered = []
-            while try fill() {
-                onData(buffered)
-                buffered = []
-            }
-        }
-        return status
+        var reader = HTTPResponseReader { [self] in try receive() }
+        return try reader.readResponse(onHead: onHead, onData: onData)
     }
 
     /// One POST and its whole answer, all of it by `end`: the connection, the request and the answer.

@@ -32,6 +32,25 @@ struct AnySettingTests {
         #expect(try setting("strings", of: config).valueTypeName == "[String]")
     }
 
+    /// Found by the `assign-parsing` fuzz target: a `String?` holding the text "null" was shown as `null`, which
+    /// reads back as no value, and a `String` holding `"a"` with its quotes was shown bare, which reads back as a.
+    @Test func aStringThatReadsAsOtherJSONIsShownQuotedSoThatItReadsBack() throws {
+        let config = MatrixConfig(store: InMemoryStore())
+        config.greeting = "null"
+        config.string = #""a""#
+        config.optionalString = "plain"
+        #expect(try setting("greeting", of: config).valueText == #""null""#)
+        #expect(try setting("string", of: config).valueText == #""\"a\"""#)
+        #expect(try setting("optionalString", of: config).valueText == "plain")
+        let copy = MatrixConfig(store: InMemoryStore())
+        for name in ["greeting", "string", "optionalString"] {
+            try setting(name, of: copy).assign(parsing: setting(name, of: config).valueText)
+        }
+        #expect(copy.greeting == "null")
+        #expect(copy.string == #""a""#)
+        #expect(copy.optionalString == "plain")
+    }
+
     @Test func textIsParsedAsTheSettingsType() throws {
         let config = MatrixConfig(store: InMemoryStore())
         try setting("bool", of: config).assign(parsing: "true")

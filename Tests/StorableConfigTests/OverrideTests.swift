@@ -94,6 +94,19 @@ struct OverrideTests {
         #expect(remaining == ["get", "--json", "--other", "value"])
     }
 
+    /// Found by the `assign-parsing` fuzz target: `--name=value` was matched by characters, so a value that
+    /// starts with a combining mark (which makes one character with the `=`) was neither read nor reported.
+    @Test func aValueAfterTheEqualsSignIsReadWhateverItStartsWith() {
+        let value = "\u{301}accent first"
+        let config = OverriddenConfig(
+            store: InMemoryStore(), environment: [:], arguments: ["program", "--overridden-config-user-name=" + value])
+        #expect(Array(config.userName.unicodeScalars) == Array(value.unicodeScalars))
+        #expect(config.$userName.source == .argument)
+        let remaining = ConfigOverrides.removingSettingArguments(
+            from: ["--overridden-config-user-name=" + value, "get"], of: [config])
+        #expect(remaining == ["get"])
+    }
+
     @Test func aSecretOverrideIsRedactedInTheReportAndInProblems() {
         ReportedErrors.install()
         let config = OverriddenConfig(

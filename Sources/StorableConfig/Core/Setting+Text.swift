@@ -14,12 +14,23 @@ extension Setting: AnySetting {
     /// The current value as text, in the form ``assign(parsing:)`` accepts: text as it is, unless it would read
     /// back as another value (a `String?` holding the text `null` shows as `"null"`, its `nil` as `null`).
     public var valueText: String {
-        Self.text(of: storedValue)
+        text(of: storedValue)
     }
 
     /// The declared default as text, in the form ``assign(parsing:)`` accepts.
     public var defaultValueText: String {
-        Self.text(of: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
+        text(of: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
+    }
+
+    /// `stored` as text that ``assign(parsing:)`` reads back as the same value: a string bare, unless the bare
+    /// text reads as another value (`null` for a `String?`, `"a"` with its quotes for a `String`), then quoted as
+    /// JSON (`"null"`, `"\"a\""`).
+    private func text(of stored: StoredValue) -> String {
+        let text = Self.text(of: stored)
+        guard case .string = stored, let reread = try? ValueTraits<Value>.shared.encode(parse(text)),
+            reread != stored
+        else { return text }
+        return JSONText.string(from: stored, pretty: false)
     }
 
     /// The current value's stored form.

@@ -96,7 +96,8 @@ public struct ConfigOverrides: Sendable {
                 kept.append(argument)
                 continue
             }
-            let option = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            // Split at the first "=" byte: a value that starts with a combining mark makes one character of it.
+            let option = argument.utf8.firstIndex(of: UInt8(ascii: "=")).map { String(argument[..<$0]) } ?? argument
             guard let setting = names[option] else {
                 kept.append(argument)
                 continue
@@ -194,8 +195,9 @@ enum OverrideNames {
                 } else {
                     found = isBool ? .some("true") : .some(nil)
                 }
-            } else if argument.hasPrefix(option + "=") {
-                found = .some(String(argument.dropFirst(option.count + 1)))
+            } else if argument.utf8.starts(with: (option + "=").utf8) {
+                // By bytes: a value that starts with a combining mark makes one character of it and the "=".
+                found = .some(String(decoding: argument.utf8.dropFirst(option.utf8.count + 1), as: UTF8.self))
             }
         }
         return found
