@@ -45,4 +45,15 @@ extension StoredValue {
         default: false
         }
     }
+
+    /// Whether the value holds a number that ``StoredValue`` keeps as its text (``StoredValue/number(_:)``): beyond a
+    /// `Double`'s range, or with more digits than it keeps.
+    var hasNumberKeptAsText: Bool {
+        switch self {
+        case .number: true
+        case .array(let items): items.contains { $0.hasNumberKeptAsText }
+        case .dictionary(let members): members.values.contains { $0.hasNumberKeptAsText }
+        default: false
+        }
+    }
 }
