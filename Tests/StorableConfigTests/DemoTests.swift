@@ -24,30 +24,9 @@ final class DemoHome {
 
     /// Runs the demo in `workingDirectory` (default: this home), with `input` on a pipe as its standard input.
     func run(_ arguments: [String], input: Data, in workingDirectory: URL? = nil) throws -> ChildResult {
-        let process = Process()
-        process.executableURL = try builtProduct("storable-config-demo")
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = directory.url.path
-        environment["XDG_CONFIG_HOME"] = nil
-        process.environment = environment
-        process.currentDirectoryURL = workingDirectory ?? directory.url
-        let (inputPipe, output, errorOutput) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = inputPipe
-        process.standardOutput = output
-        process.standardError = errorOutput
-        try process.run()
-        inputPipe.fileHandleForWriting.write(input)
-        try inputPipe.fileHandleForWriting.close()
-        let errorData = Locked(Data())
-        let errorReader = Thread { errorData.withLock { $0 = errorOutput.fileHandleForReading.readDataToEndOfFile() } }
-        errorReader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
-        return ChildResult(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errorOutput: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        try runProduct(
+            "storable-config-demo", arguments, environment: ["HOME": directory.url.path], removing: ["XDG_CONFIG_HOME"],
+            input: input, workingDirectory: workingDirectory ?? directory.url)
     }
 
     /// Every path under this home, relative to it, sorted.

@@ -129,11 +129,12 @@ struct ChildResult {
     var timedOut = false
 }
 
-/// Runs a built executable to completion with `environment` added to this process's environment. A child
+/// Runs a built executable to completion with `environment` added to this process's environment, in
+/// `workingDirectory` when one is given, with `input` on a pipe as its standard input (else none). A child
 /// still running after `timeout` seconds is killed, and its result says so (`timedOut`).
 func runProduct(
     _ name: String, _ arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
-    timeout: Double? = nil
+    input: Data? = nil, workingDirectory: URL? = nil, timeout: Double? = nil
 ) throws -> ChildResult {
     let process = Process()
     process.executableURL = try builtProduct(name)
@@ -144,8 +145,14 @@ func runProduct(
     let errorOutput = Pipe()
     process.standardOutput = output
     process.standardError = errorOutput
-    process.standardInput = FileHandle.nullDevice
+    if let workingDirectory { process.currentDirectoryURL = workingDirectory }
+    let inputPipe = input.map { _ in Pipe() }
+    process.standardInput = inputPipe ?? FileHandle.nullDevice
     try process.run()
+    if let inputPipe, let input {
+        inputPipe.fileHandleForWriting.write(input)
+        try inputPipe.fileHandleForWriting.close()
+    }
     let timedOut = Locked(false)
     if let timeout {
         let pid = process.processIdentifier
