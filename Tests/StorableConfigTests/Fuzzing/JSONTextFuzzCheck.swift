@@ -173,10 +173,7 @@ enum JSONTextFuzzCheck {
             return nil
         case .string(let text):
             // Accepted: JSONSerialization drops a U+FEFF (a byte order mark) that follows an escape in a string.
-            guard let string = object as? String,
-                string.unicodeScalars.filter({ $0 != "\u{FEFF}" }).elementsEqual(
-                    text.unicodeScalars.filter { $0 != "\u{FEFF}" })
-            else {
+            guard let string = object as? String, withoutByteOrderMarks(string) == withoutByteOrderMarks(text) else {
                 return "\(path): \(text.debugDescription) ≠ \(object)"
             }
             return nil
@@ -192,13 +189,25 @@ enum JSONTextFuzzCheck {
             guard let dictionary = object as? [String: Any], dictionary.count == members.count else {
                 return "\(path): \(members.count) members ≠ \(object)"
             }
+            // Accepted: JSONSerialization drops a U+FEFF at the start of a member name, as it does in strings.
+            let theirs = [String: Any](
+                dictionary.map { (String(String.UnicodeScalarView(withoutByteOrderMarks($0.key))), $0.value) },
+                uniquingKeysWith: { first, _ in first })
             for (key, member) in members {
-                guard let other = dictionary[key] else { return "\(path): no member \(key.debugDescription)" }
+                let plainKey = String(String.UnicodeScalarView(withoutByteOrderMarks(key)))
+                guard let other = dictionary[key] ?? theirs[plainKey] else {
+                    return "\(path): no member \(key.debugDescription)"
+                }
                 if let found = difference(member, other, at: "\(path)[\(key.debugDescription)]") { return found }
             }
             return nil
         case .data, .date:
             return "\(path): the parser made \(value.kindDescription)"
         }
+    }
+
+    /// `text` without its U+FEFF scalars, compared scalar by scalar (not by canonical equivalence).
+    private static func withoutByteOrderMarks(_ text: String) -> [Unicode.Scalar] {
+        text.unicodeScalars.filter { $0 != "\u{FEFF}" }
     }
 }
