@@ -186,19 +186,23 @@ enum JSONTextFuzzCheck {
             }
             return nil
         case .dictionary(let members):
-            guard let dictionary = object as? [String: Any], dictionary.count == members.count else {
+            guard let dictionary = object as? [String: Any] else {
                 return "\(path): \(members.count) members ≠ \(object)"
             }
-            // Accepted: JSONSerialization drops a U+FEFF at the start of a member name, as it does in strings.
-            let theirs = [String: Any](
-                dictionary.map { (String(String.UnicodeScalarView(withoutByteOrderMarks($0.key))), $0.value) },
-                uniquingKeysWith: { first, _ in first })
-            for (key, member) in members {
-                let plainKey = String(String.UnicodeScalarView(withoutByteOrderMarks(key)))
-                guard let other = dictionary[key] ?? theirs[plainKey] else {
-                    return "\(path): no member \(key.debugDescription)"
+            // Accepted: JSONSerialization drops a U+FEFF at the start of a member name, as it does in strings, so
+            // "\u{FEFF}a" and "a" are one member there (the last one's value) and two here: names are compared
+            // without U+FEFF, and the value of a name that stands for several is one of theirs.
+            let theirs = Dictionary(grouping: dictionary, by: { plainName($0.key) })
+            let ours = Dictionary(grouping: members, by: { plainName($0.key) })
+            guard Set(theirs.keys) == Set(ours.keys), theirs.values.allSatisfy({ $0.count == 1 }) else {
+                return "\(path): \(members.count) members ≠ \(object)"
+            }
+            for (name, group) in ours {
+                let other = theirs[name]![0].value
+                let differences = group.map { difference($0.value, other, at: "\(path)[\($0.key.debugDescription)]") }
+                if let found = differences.first(where: { $0 != nil }), group.count == 1 || !differences.contains(nil) {
+                    return found
                 }
-                if let found = difference(member, other, at: "\(path)[\(key.debugDescription)]") { return found }
             }
             return nil
         case .data, .date:
@@ -209,5 +213,10 @@ enum JSONTextFuzzCheck {
     /// `text` without its U+FEFF scalars, compared scalar by scalar (not by canonical equivalence).
     private static func withoutByteOrderMarks(_ text: String) -> [Unicode.Scalar] {
         text.unicodeScalars.filter { $0 != "\u{FEFF}" }
+    }
+
+    /// A member name without its U+FEFF scalars.
+    private static func plainName(_ name: String) -> String {
+        String(String.UnicodeScalarView(withoutByteOrderMarks(name)))
     }
 }
