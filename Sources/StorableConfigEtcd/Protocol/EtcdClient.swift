@@ -10,6 +10,8 @@ final class EtcdClient: @unchecked Sendable {
     let endpoints: [URL]
     let timeout: TimeInterval
     let credentials: EtcdStore.Credentials?
+    /// Opens every connection of this client.
+    let connector: Connector
     /// The endpoint that answered last, and the auth token.
     private let state = NSLock()
     private var current = 0
@@ -26,8 +28,11 @@ final class EtcdClient: @unchecked Sendable {
         var description: String { "etcd answered \(status): \(message)" }
     }
 
-    init(endpoints: [URL], timeout: TimeInterval, credentials: EtcdStore.Credentials?) {
+    init(
+        endpoints: [URL], timeout: TimeInterval, credentials: EtcdStore.Credentials?, connector: Connector = Connector()
+    ) {
         self.endpoints = endpoints
+        self.connector = connector
         self.timeout = timeout
         self.credentials = credentials
     }
@@ -105,7 +110,8 @@ final class EtcdClient: @unchecked Sendable {
         var headers: [String: String] = [:]
         if authorized, let token = try authorization(deadline: end) { headers["Authorization"] = token }
         let (status, body) = try HTTPConnection.post(
-            endpoint, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers, until: end)
+            endpoint, through: connector, path: Self.path(of: endpoint, "v3/\(path)"), body: data, headers: headers,
+            until: end)
         return try Self.answer(status: status, body: body)
     }
 

@@ -87,7 +87,8 @@ final class EtcdWatcher: @unchecked Sendable {
         let firstLineLimit = client.timeout
         guard
             let connection = try? HTTPConnection(
-                to: endpoint, timeout: client.timeout, idleTimeout: { progress.opened ? idleLimit : firstLineLimit })
+                to: endpoint, through: client.connector, timeout: client.timeout,
+                idleTimeout: { progress.opened ? idleLimit : firstLineLimit })
         else { return false }
         let proceed = lock.withLock { () -> Bool in
             guard !stopped else { return false }

@@ -12,12 +12,11 @@ final class HTTPConnection {
     /// When the next read or write must be done by: asked before each one.
     private let deadline: () -> ContinuousClock.Instant
 
-    /// Connects to `url`'s host and port within `timeout`.
-    init(to url: URL, timeout: TimeInterval, idleTimeout: @escaping () -> TimeInterval) throws {
-        guard url.scheme == "http", let host = url.host else {
-            throw Failure(description: "\(url.absoluteString) is not an http:// endpoint")
-        }
-        stream = try SocketStream(host: host, port: url.port ?? 2379, before: .now + .seconds(max(0, timeout)))
+    /// Connects to `url` through `connector` within `timeout`.
+    init(
+        to url: URL, through connector: Connector, timeout: TimeInterval, idleTimeout: @escaping () -> TimeInterval
+    ) throws {
+        stream = try connector.open(url, before: .now + .seconds(max(0, timeout)))
         deadline = { .now + .seconds(max(0, min(idleTimeout(), 86_400))) }
     }
 
@@ -50,10 +49,11 @@ final class HTTPConnection {
 
     /// One POST and its whole answer, all of it by `end`: the connection, the request and the answer.
     static func post(
-        _ url: URL, path: String, body: Data, headers: [String: String], until end: Date
+        _ url: URL, through connector: Connector = Connector(), path: String, body: Data, headers: [String: String],
+        until end: Date
     ) throws -> (status: Int, body: Data) {
         let remaining = { max(0, end.timeIntervalSinceNow) }
-        let connection = try HTTPConnection(to: url, timeout: remaining(), idleTimeout: remaining)
+        let connection = try HTTPConnection(to: url, through: connector, timeout: remaining(), idleTimeout: remaining)
         let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? (url.host ?? "")
         try connection.sendPost(host: host, path: path, body: body, headers: headers)
         var data = Data()
