@@ -172,19 +172,19 @@ final class EtcdCluster: @unchecked Sendable {
 
     func call(_ path: String, _ body: [String: Any], at endpoint: URL? = nil) throws -> [String: Any] {
         let endpoint = endpoint ?? members.first { $0.process != nil }?.clientURL ?? endpoints[0]
-        var headers: [String: String] = [:]
+        var headers: [(name: String, value: String)] = []
         if let rootPassword {
             let answer = try post(["name": "root", "password": rootPassword], to: endpoint, "auth/authenticate")
             guard let token = answer["token"] as? String else {
                 throw EtcdTestError(description: "no token for root: \(answer)")
             }
-            headers["Authorization"] = token
+            headers.append(("Authorization", token))
         }
         return try post(body, to: endpoint, path, headers: headers)
     }
 
     private func post(
-        _ body: [String: Any], to endpoint: URL, _ path: String, headers: [String: String] = [:]
+        _ body: [String: Any], to endpoint: URL, _ path: String, headers: [(name: String, value: String)] = []
     ) throws -> [String: Any] {
         // Not URLSession: on Linux it stops the process on etcd's error answers (see HTTPConnection).
         let answer = try HTTPConnection.post(

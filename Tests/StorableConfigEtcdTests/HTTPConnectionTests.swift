@@ -31,7 +31,7 @@ struct HTTPConnectionTests {
         server.start()
         defer { close(listener) }
         return try HTTPConnection.post(
-            URL(string: "http://127.0.0.1:\(port)")!, path: "/v3/kv/range", body: Data("{}".utf8), headers: [:],
+            URL(string: "http://127.0.0.1:\(port)")!, path: "/v3/kv/range", body: Data("{}".utf8), headers: [],
             until: Date().addingTimeInterval(10))
     }
 
