@@ -58,7 +58,8 @@ struct DemoTool {
         }
         guard store.isConnected else {
             throw Failure(
-                message: "no etcd member answered at \(endpoints.map(\.absoluteString).joined(separator: ", "))")
+                message: "cannot read etcd at \(endpoints.map(\.absoluteString).joined(separator: ", ")): "
+                    + (store.connectionProblem ?? "no member answered"))
         }
         return store
     }

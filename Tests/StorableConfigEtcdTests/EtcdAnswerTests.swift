@@ -24,14 +24,70 @@ struct EtcdAnswerTests {
         let kv: [String: Any] = [
             "key": EtcdClient.base64(fullKey), "value": EtcdClient.base64("1"), "mod_revision": "5",
         ]
-        let (_, entries) = EtcdStorage.entries(in: ["header": ["revision": "7"], "kvs": [kv]], prefix: "app/")
+        let (_, entries) = try EtcdAnswer.range(["header": ["revision": "7"], "kvs": [kv]], prefix: "app/")
         #expect(entries.keys.map { Array($0.unicodeScalars) } == [Array("\u{317}name".unicodeScalars)])
-        let change = try #require(EtcdStorage.change(in: ["kv": kv], prefix: "app/"))
+        let change = try #require(try EtcdAnswer.change(in: ["kv": kv], prefix: "app/", atMost: 7))
         #expect(Array(change.key.unicodeScalars) == Array("\u{317}name".unicodeScalars))
-        let (values, _) = try EtcdStorage.freshValues(
-            in: ["responses": [["response_range": ["kvs": [kv]]]]], prefix: "app/")
+        let values = try EtcdAnswer.freshEntries(
+            ["header": ["revision": "7"], "responses": [["response_range": ["kvs": [kv]]]]], prefix: "app/")
         #expect(values.keys.map { Array($0.unicodeScalars) } == [Array("\u{317}name".unicodeScalars)])
         // A key that only looks as if it were under the prefix is not.
-        #expect(EtcdStorage.change(in: ["kv": ["key": EtcdClient.base64("apq/x")]], prefix: "app/") == nil)
+        #expect(
+            try EtcdAnswer.change(
+                in: ["kv": ["key": EtcdClient.base64("apq/x"), "mod_revision": "3"]], prefix: "app/", atMost: 7)
+                == nil)
+    }
+}
+
+/// Values and answers that etcd would not send are reported for what they are.
+extension EtcdAnswerTests {
+    @Test func aValueThatIsNotUTF8OrNotBase64IsReportedForWhatItIs() throws {
+        let notUTF8: [String: Any] = [
+            "key": EtcdClient.base64("app/a"), "value": Data([0x61, 0xFF, 0x62]).base64EncodedString(),
+            "mod_revision": "3",
+        ]
+        let notBase64: [String: Any] = ["key": EtcdClient.base64("app/b"), "value": "%%%", "mod_revision": "3"]
+        let (_, entries) = try EtcdAnswer.range(
+            ["header": ["revision": "4"], "kvs": [notUTF8, notBase64]], prefix: "app/")
+        guard case .unreadable(let first) = entries["a"]?.value, case .unreadable(let second) = entries["b"]?.value
+        else {
+            Issue.record("both values were taken as text: \(entries)")
+            return
+        }
+        #expect(first.contains("app/a") && first.contains("not UTF-8"))
+        #expect(second.contains("app/b") && second.contains("not base64"))
+    }
+
+    @Test func anAnswerEtcdWouldNotSendIsRefusedWhole() {
+        let kv: [String: Any] = [
+            "key": EtcdClient.base64("app/a"), "value": EtcdClient.base64("1"), "mod_revision": "9",
+        ]
+        for answer: [String: Any] in [
+            [:], ["header": ["revision": ["x": 1]]], ["header": ["revision": "-3"]],
+            ["header": ["revision": "4"], "kvs": "nope"],
+            // A key changed after the revision the answer is at.
+            ["header": ["revision": "4"], "kvs": [kv]],
+            ["header": ["revision": "12"], "kvs": [["key": "%%%", "mod_revision": "3"]]],
+        ] {
+            #expect(throws: EtcdAnswer.Malformed.self) { try EtcdAnswer.range(answer, prefix: "app/") }
+        }
+        #expect(throws: (any Error).self) { try EtcdClient.answer(status: 200, body: Data("<html>hello</html>".utf8)) }
+    }
+
+    @Test func aWatchLineIsCutAtItsLimitAndTheBodyAtTheAnswersLimit() throws {
+        var lines = WatchLines()
+        let piece = [UInt8](repeating: 97, count: 1 << 20)
+        var thrown = false
+        for _ in 0...(WatchLines.maximumLineLength >> 20) where !thrown {
+            do { try lines.append(piece) } catch { thrown = true }
+        }
+        #expect(thrown)
+        let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world".utf8)
+        var sent = false
+        var reader = HTTPResponseReader(maximumBody: 10) {
+            defer { sent = true }
+            return sent ? nil : answer
+        }
+        #expect(throws: HTTPResponseReader.Failure.self) { try reader.readResponse(onData: { _ in }) }
     }
 }

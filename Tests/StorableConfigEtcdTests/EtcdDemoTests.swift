@@ -38,7 +38,7 @@ extension EtcdStoreTests {
 
     private func demo(_ arguments: [String], output: Pipe) throws -> Process {
         let process = Process()
-        process.executableURL = try builtDemo()
+        process.executableURL = try Self.builtDemo()
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -47,11 +47,19 @@ extension EtcdStoreTests {
     }
 
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errorOutput: String) {
+        try Self.runDemo(arguments)
+    }
+
+    /// Runs the demo with `arguments` to its end: its exit status, standard output and standard error.
+    static func runDemo(
+        _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String, errorOutput: String) {
         let output = Pipe()
         let errors = Pipe()
         let process = Process()
         process.executableURL = try builtDemo()
         process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -61,7 +69,7 @@ extension EtcdStoreTests {
         return (process.terminationStatus, text, errorText)
     }
 
-    private func builtDemo() throws -> URL {
+    private static func builtDemo() throws -> URL {
         var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
             let candidate = directory.appendingPathComponent("storable-config-demo")

@@ -82,13 +82,12 @@ final class EtcdWatcher: @unchecked Sendable {
     /// nobody uses any more goes away during a quiet watch, and its `deinit` stops this watcher.
     private func watchOnce() -> Bool {
         guard let (endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
-        // Until etcd says the watch is created, a member gets the client's timeout to answer, not the idle limit.
+        // Until etcd says the watch is created, a member has the client's timeout, all told, to connect and
+        // answer: a member that sends a byte now and then does not hold it. After that, each line must come
+        // within the idle limit of the one before.
+        let setupDeadline = ContinuousClock.now + .seconds(client.timeout)
         let progress = WatchProgress()
-        let firstLineLimit = client.timeout
-        guard
-            let connection = try? HTTPConnection(
-                to: endpoint, through: client.connector, timeout: client.timeout,
-                idleTimeout: { progress.opened ? idleLimit : firstLineLimit })
+        guard let connection = try? HTTPConnection(to: endpoint, through: client.connector, before: setupDeadline)
         else { return false }
         let proceed = lock.withLock { () -> Bool in
             guard !stopped else { return false }
@@ -96,17 +95,26 @@ final class EtcdWatcher: @unchecked Sendable {
             return true
         }
         guard proceed else { return false }
-        defer { lock.withLock { self.connection = nil } }
+        defer {
+            lock.withLock { self.connection = nil }
+            connection.shutdownNow()
+        }
         var lines = WatchLines()
         var status = 0
         var refused = ""
         do {
-            let host = endpoint.port.map { "\(endpoint.host ?? ""):\($0)" } ?? (endpoint.host ?? "")
-            try connection.sendPost(
-                host: host, path: EtcdClient.path(of: endpoint, "v3/watch"), body: body, headers: headers)
-            _ = try connection.readResponse(onHead: { status = $0 }) { bytes in
-                lines.append(bytes)
+            let request = try HTTPConnection.request(
+                path: EtcdClient.path(of: endpoint, "v3/watch"), host: HTTPConnection.hostHeader(of: endpoint),
+                headers: headers, body: body)
+            try connection.send(request, before: setupDeadline)
+            _ = try connection.readResponse(
+                maximumBody: nil,
+                deadline: { progress.opened ? progress.lastLine + .seconds(idleLimit) : setupDeadline },
+                onHead: { status = $0 }
+            ) { bytes in
+                try lines.append(bytes)
                 while let line = lines.next() {
+                    progress.lastLine = .now
                     guard let store else {
                         connection.shutdownNow()
                         return
@@ -121,15 +129,15 @@ final class EtcdWatcher: @unchecked Sendable {
                         progress.canceled = true
                         connection.shutdownNow()
                     case .refused:
-                        refused += String(decoding: line, as: UTF8.self)
+                        refused += String(decoding: line.prefix(1000), as: UTF8.self)
                         connection.shutdownNow()
                     }
                 }
             }
         } catch {
-            // The member went away, or was told to: the loop moves to the next one.
+            // The member went away, was told to, or sent what a watch cannot be: the loop moves to the next one.
         }
-        refused += String(decoding: lines.remainder, as: UTF8.self)
+        refused += String(decoding: lines.remainder.prefix(1000), as: UTF8.self)
         if progress.opened {
             lock.withLock { deniedInARow = 0 }
         } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
@@ -144,6 +152,8 @@ final class EtcdWatcher: @unchecked Sendable {
     private final class WatchProgress {
         var opened = false
         var canceled = false
+        /// When the last whole line came.
+        var lastLine = ContinuousClock.now
     }
 
     /// A watch refused for its token: etcd forgets a token that has not been used for `--auth-token-ttl`
@@ -167,7 +177,7 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// The endpoint, headers, body and idle limit of the next watch, after a read of the prefix if the store
     /// never could read it; `nil` if the store is gone or the read or the token failed.
-    private func prepareWatch() -> (URL, [String: String], Data, TimeInterval)? {
+    private func prepareWatch() -> (URL, [(name: String, value: String)], Data, TimeInterval)? {
         guard let store else {
             stop()
             return nil
@@ -177,9 +187,9 @@ final class EtcdWatcher: @unchecked Sendable {
             if !changed.isEmpty { store.storageDidChange(forKeys: changed) }
         }
         let endpoint = lock.withLock { client.endpoints[endpointIndex % client.endpoints.count] }
-        var headers = ["Grpc-Metadata-hasleader": "true"]
+        var headers = [(name: "Grpc-Metadata-hasleader", value: "true")]
         guard let token = try? client.authorization() ?? "" else { return nil }
-        if !token.isEmpty { headers["Authorization"] = token }
+        if !token.isEmpty { headers.append(("Authorization", token)) }
         let create = Self.watchRequest(prefix: prefix, after: store.watchRevision)
         guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
         return (endpoint, headers, body, store.watchIdleLimit)
@@ -222,11 +232,22 @@ final class EtcdWatcher: @unchecked Sendable {
                 return .canceled
             }
             return created ? .refused : .canceled
-        case .created:
+        case .created(let headerRevision):
+            // The cluster is at a revision before the one the watch starts from: the store's revision came from
+            // a member that is not to be believed (or from another cluster). A fresh read decides.
+            if headerRevision > 0 && headerRevision < store.watchRevision {
+                store.resynchronise(from: lock.withLock { endpointIndex % client.endpoints.count })
+                return .canceled
+            }
             return .created
         case .events(let events, let headerRevision):
-            store.take(events: events, headerRevision: headerRevision)
-            return .carryOn
+            do {
+                try store.take(events: events, headerRevision: headerRevision)
+                return .carryOn
+            } catch {
+                // Not what etcd sends: the watch moves to another member.
+                return .canceled
+            }
         case .progress(let headerRevision):
             lock.withLock { counts.progressNotifications += 1 }
             store.takeProgress(headerRevision: headerRevision)

@@ -2,8 +2,8 @@ import Foundation
 
 /// What one line of a watch's stream says.
 enum WatchMessage {
-    /// etcd created the watch.
-    case created
+    /// etcd created the watch, at the cluster's revision `headerRevision` (0 if not given).
+    case created(headerRevision: Int64)
     /// etcd canceled the watch: after a compaction (`compactRevision` > 0), or refusing it as soon as it was
     /// asked for (`created`).
     case canceled(compactRevision: Int64, created: Bool)
@@ -27,11 +27,11 @@ enum WatchMessage {
             self = .canceled(compactRevision: EtcdClient.int(result["compact_revision"]), created: created)
             return
         }
+        let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
         if created {
-            self = .created
+            self = .created(headerRevision: headerRevision)
             return
         }
-        let headerRevision = EtcdClient.int((result["header"] as? [String: Any])?["revision"])
         let events = result["events"] as? [[String: Any]] ?? []
         self =
             events.isEmpty ? .progress(headerRevision: headerRevision) : .events(events, headerRevision: headerRevision)

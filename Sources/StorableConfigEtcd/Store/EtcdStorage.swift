@@ -11,13 +11,16 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     let client: EtcdClient
     private let lock = NSLock()
-    /// By setting key (without the prefix): the JSON text, or `nil` for a deleted key, and its revision.
-    private var cache: [String: (text: String?, revision: Int64)] = [:]
+    /// By setting key (without the prefix): the JSON text (or why it cannot be read), `nil` for a deleted key,
+    /// and its revision.
+    private var cache: [String: (value: EtcdAnswer.Value?, revision: Int64)] = [:]
     /// The revision up to which the cache is complete.
     private(set) var revision: Int64 = 0
     /// Revisions of this store's own writes, whose watch events need not be announced.
     private var ownRevisions: Set<Int64> = []
     private var watcher: EtcdWatcher?
+    /// Why the last read of the prefix failed, until one succeeds.
+    private var readProblem: String?
 
     /// Connects to the cluster at `endpoints` and reads every key under `prefix`.
     ///
@@ -39,7 +42,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         } catch let error as EtcdClient.ServerError {
             throw StorableConfigError.reloadFailed(store: description, reason: "\(error)")
         } catch {
-            // Unreachable: start empty; the watcher keeps trying.
+            // Unreachable, or no member gave etcd's answer: start empty; the watcher keeps trying.
         }
         let watcher = EtcdWatcher(store: self)
         lock.withLock { self.watcher = watcher }
@@ -52,6 +55,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// Whether the store has read the cluster at least once.
     var isConnected: Bool { lock.withLock { revision > 0 } }
+
+    /// Why the store has not read the cluster yet: what each endpoint did; `nil` once it has.
+    var connectionProblem: String? { lock.withLock { revision > 0 ? nil : readProblem } }
 
     var description: String {
         "etcd \(client.endpointList)" + (prefix.isEmpty ? "" : " prefix \(prefix)")
@@ -96,7 +102,12 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// The cached value of `key`.
     /// - Throws: If the value in etcd is not JSON text.
     func value(forKey key: String) throws -> StoredValue? {
-        guard let text = lock.withLock({ cache[key]?.text }) else { return nil }
+        let text: String
+        switch lock.withLock({ cache[key]?.value }) {
+        case nil: return nil
+        case .unreadable(let reason): throw EtcdClient.Failure(description: reason)
+        case .text(let value): text = value
+        }
         do {
             return try StoredValue(jsonText: text)
         } catch {
@@ -152,7 +163,20 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
                     "create_revision": "0",
                 ]
             }
-            if try commit(puts: puts, deletes: deletes, compares: compares) {
+            let applied: Bool
+            do {
+                applied = try commit(puts: puts, deletes: deletes, compares: compares)
+            } catch let lost as EtcdClient.AnswerLost {
+                // Sent again, a transaction that was carried out would fail its own comparisons, and the
+                // transform would run twice: see whether the cluster holds what it wrote.
+                guard try holdsWrite(of: keys, puts: puts, after: revisions) else {
+                    if try readFresh(keys).0 == current { continue }
+                    throw EtcdClient.Failure(
+                        description: "\(lost); the keys changed since, so it was not tried again")
+                }
+                applied = true
+            }
+            if applied {
                 var result: [String: StoredValue] = [:]
                 for key in keys { result[key] = puts[key] }
                 return result
@@ -169,76 +193,93 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         _ = try readAll()
     }
 
+    /// Whether the cluster holds, for `keys`, exactly `puts` (and nothing for the others), each written after its
+    /// revision in `revisions`: a transaction whose answer was lost was carried out.
+    private func holdsWrite(of keys: [String], puts: [String: StoredValue], after revisions: [String: Int64]) throws
+        -> Bool
+    {
+        let (values, now) = try readFresh(keys)
+        return keys.allSatisfy { key in
+            values[key] == puts[key] && (puts[key] == nil || now[key, default: 0] > revisions[key, default: 0])
+        }
+    }
+
     // MARK: Reading and writing
 
     /// Reads the whole prefix into the cache and returns the keys whose values changed.
-    /// (`revision` reads the prefix as it was then, as a read answered late would: for the tests.)
+    /// (`revision` reads the prefix as it was then, as a read answered late would: for the tests.) `first` is
+    /// the endpoint asked first.
+    ///
+    /// A read is linearizable: the cluster answers at a revision no earlier than any it had reached when the read
+    /// was sent. An answer at an earlier revision than the store had then means that the store's revision came
+    /// from a member not to be believed (or another cluster): the read replaces the cache whole, and that is
+    /// reported.
     @discardableResult
-    func readAll(deadline: Date? = nil, revision atRevision: Int64? = nil) throws -> Set<String> {
+    func readAll(deadline: Date? = nil, revision atRevision: Int64? = nil, from first: Int? = nil) throws -> Set<String>
+    {
         var request: [String: Any] = [
             "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
             "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
         ]
         if let atRevision { request["revision"] = String(atRevision) }
-        let answer = try client.call("kv/range", request, deadline: deadline)
-        let (answerRevision, found) = Self.entries(in: answer, prefix: prefix)
-        let readRevision = atRevision ?? answerRevision
+        let revisionBefore = watchRevision
+        let read: (revision: Int64, entries: [String: EtcdAnswer.Entry])
+        do {
+            read = try client.call("kv/range", request, deadline: deadline, first: first) { [prefix] in
+                try EtcdAnswer.range($0, prefix: prefix)
+            }
+        } catch {
+            lock.withLock { readProblem = "\(error)" }
+            throw error
+        }
+        let readRevision = atRevision ?? read.revision
+        let resetting = atRevision == nil && readRevision < revisionBefore
+        if resetting { reportRevisionBehind(readRevision, storeRevision: revisionBefore) }
         return lock.withLock {
+            readProblem = nil
             // A key this store wrote, or the watch brought, after the read's revision keeps its newer value.
             var changed: Set<String> = []
-            for (key, entry) in cache where entry.text != nil && found[key] == nil && entry.revision <= readRevision {
+            for (key, entry) in cache where entry.value != nil && read.entries[key] == nil {
+                guard resetting || entry.revision <= readRevision else { continue }
                 changed.insert(key)
                 cache[key] = (nil, readRevision)
             }
-            for (key, entry) in found where cache[key]?.text != entry.text {
-                if let cached = cache[key], cached.revision > readRevision { continue }
-                changed.insert(key)
-                cache[key] = entry
+            for (key, entry) in read.entries where resetting || cache[key]?.value != entry.value {
+                if !resetting, let cached = cache[key], cached.revision > readRevision { continue }
+                if cache[key]?.value != entry.value { changed.insert(key) }
+                cache[key] = (entry.value, entry.revision)
             }
-            revision = max(revision, readRevision)
+            if resetting {
+                revision = readRevision
+                ownRevisions = []
+            } else {
+                revision = max(revision, readRevision)
+            }
             return changed
         }
     }
 
-    /// The revision of a `kv/range` answer, and by setting key (without the prefix) the text and mod revision of
-    /// each key under the prefix that it holds.
-    static func entries(
-        in answer: [String: Any], prefix: String
-    ) -> (revision: Int64, entries: [String: (text: String?, revision: Int64)]) {
-        let header = answer["header"] as? [String: Any]
-        var found: [String: (text: String?, revision: Int64)] = [:]
-        for kv in answer["kvs"] as? [[String: Any]] ?? [] {
-            guard let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
-            else { continue }
-            found[key] = (EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
-        }
-        return (EtcdClient.int(header?["revision"]), found)
+    private func reportRevisionBehind(_ clusterRevision: Int64, storeRevision: Int64) {
+        StorableConfig.errorHandler(
+            .reloadFailed(
+                store: description,
+                reason: "the cluster is at revision \(clusterRevision), before the revision \(storeRevision) that "
+                    + "this store had from an earlier answer; values from that answer came from a member that is "
+                    + "not to be believed or from another cluster, and the prefix was read again"))
     }
 
     /// The values and mod revisions of `keys` as the cluster holds them now, in one transaction.
     private func readFresh(_ keys: [String]) throws -> ([String: StoredValue], [String: Int64]) {
-        let answer = try client.call(
-            "kv/txn", ["success": keys.map { ["request_range": ["key": EtcdClient.base64(prefix + $0)]] }])
-        return try Self.freshValues(in: answer, prefix: prefix)
-    }
-
-    /// The values and mod revisions, by setting key, in a `kv/txn` answer of range requests.
-    /// - Throws: If a value is not JSON text.
-    static func freshValues(
-        in answer: [String: Any], prefix: String
-    ) throws -> ([String: StoredValue], [String: Int64]) {
+        let entries = try client.call(
+            "kv/txn", ["success": keys.map { ["request_range": ["key": EtcdClient.base64(prefix + $0)]] }]
+        ) { [prefix] in try EtcdAnswer.freshEntries($0, prefix: prefix) }
         var values: [String: StoredValue] = [:]
         var revisions: [String: Int64] = [:]
-        for response in answer["responses"] as? [[String: Any]] ?? [] {
-            guard let range = response["response_range"] as? [String: Any],
-                let kv = (range["kvs"] as? [[String: Any]])?.first,
-                let fullKey = EtcdClient.text(base64: kv["key"]), let key = settingKey(fullKey, prefix: prefix)
-            else { continue }
-            revisions[key] = EtcdClient.int(kv["mod_revision"])
-            let text = EtcdClient.text(base64: kv["value"]) ?? ""
-            guard let value = try? StoredValue(jsonText: text) else {
+        for (key, entry) in entries {
+            revisions[key] = entry.revision
+            guard case .text(let text) = entry.value, let value = try? StoredValue(jsonText: text) else {
                 throw EtcdClient.Failure(
-                    description: "the value of \(fullKey) in etcd is not JSON text; it is left alone")
+                    description: "the value of \(prefix + key) in etcd is not JSON text; it is left alone")
             }
             values[key] = value
         }
@@ -265,9 +306,15 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         guard !operations.isEmpty else { return true }
         var body: [String: Any] = ["success": operations]
         if !compares.isEmpty { body["compare"] = compares }
-        let answer: [String: Any]
+        let committed: Int64
+        let succeeded: Bool
         do {
-            answer = try client.call("kv/txn", body)
+            (committed, succeeded) = try client.call(
+                "kv/txn", body, resending: compares.isEmpty ? .allowed : .notAllowed
+            ) { answer in
+                // Only an answer with the revision it committed at says that etcd did it.
+                (try EtcdAnswer.headerRevision(of: answer), (answer["succeeded"] as? Bool) == true)
+            }
         } catch let error as EtcdClient.ServerError
             where error.message.contains("too large") || error.message.contains("larger than max")
             || error.status == 413 || error.status == 429
@@ -278,16 +325,19 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
             throw EtcdClient.Failure(
                 description: "etcd refused the write as too large for its --max-request-bytes (1.5 MiB by default): "
                     + sizes.joined(separator: ", "))
+        } catch let error as EtcdClient.AnswerLost {
+            throw error
         } catch {
             throw EtcdClient.Failure(
                 description: "etcd (\(client.endpointList)) did not take the write: \(error)")
         }
-        if !compares.isEmpty, (answer["succeeded"] as? Bool) != true { return false }
-        let committed = EtcdClient.int((answer["header"] as? [String: Any])?["revision"])
+        if !compares.isEmpty, !succeeded { return false }
         lock.withLock {
             // Unless the watch has already brought (and announced) it.
             if committed > revision { ownRevisions.insert(committed) }
-            for (key, text) in texts where (cache[key]?.revision ?? 0) < committed { cache[key] = (text, committed) }
+            for (key, text) in texts where (cache[key]?.revision ?? 0) < committed {
+                cache[key] = (.text(text), committed)
+            }
             for key in deletes where (cache[key]?.revision ?? 0) < committed { cache[key] = (nil, committed) }
         }
         return true
@@ -305,41 +355,25 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// Takes the events of the watch, in order: updates the cache, and announces each key that others
     /// changed before taking the next event, so that an observer sees every value, not only the last.
-    func take(events: [[String: Any]], headerRevision: Int64) {
+    /// - Throws: ``EtcdAnswer/Malformed`` at the first event that etcd would not send (the events before it are
+    ///   taken); the watch then moves to another member.
+    func take(events: [[String: Any]], headerRevision: Int64) throws {
         for event in events {
-            guard let (key, text, eventRevision) = Self.change(in: event, prefix: prefix) else { continue }
+            guard let entry = try EtcdAnswer.change(in: event, prefix: prefix, atMost: headerRevision) else { continue }
             let announce = lock.withLock { () -> Bool in
-                if (cache[key]?.revision ?? 0) < eventRevision {
-                    cache[key] = (text, eventRevision)
+                if (cache[entry.key]?.revision ?? 0) < entry.revision {
+                    cache[entry.key] = (entry.value, entry.revision)
                 }
-                revision = max(revision, eventRevision)
+                revision = max(revision, entry.revision)
                 // Every key of one of our transactions shares its revision: all of them are ours.
-                return !ownRevisions.contains(eventRevision)
+                return !ownRevisions.contains(entry.revision)
             }
-            if announce { storageDidChange(forKeys: [key]) }
+            if announce { storageDidChange(forKeys: [entry.key]) }
         }
         lock.withLock {
             revision = max(revision, headerRevision)
             ownRevisions = ownRevisions.filter { $0 > revision }
         }
-    }
-
-    /// What one event of the watch changes: the setting key (without the prefix), its text (`nil` when it was
-    /// deleted) and the revision; `nil` for an event that is not about a key under the prefix.
-    static func change(in event: [String: Any], prefix: String) -> (key: String, text: String?, revision: Int64)? {
-        guard let kv = event["kv"] as? [String: Any], let fullKey = EtcdClient.text(base64: kv["key"]),
-            let key = settingKey(fullKey, prefix: prefix)
-        else { return nil }
-        let isDelete = (event["type"] as? String) == "DELETE"
-        return (key, isDelete ? nil : EtcdClient.text(base64: kv["value"]) ?? "", EtcdClient.int(kv["mod_revision"]))
-    }
-
-    /// The setting key of the etcd key `fullKey`, if it is under `prefix`: compared and cut by bytes, as etcd
-    /// compares keys, not by characters (a key that goes on after the prefix with a combining mark makes a
-    /// character of the mark and the prefix's last letter).
-    static func settingKey(_ fullKey: String, prefix: String) -> String? {
-        guard fullKey.utf8.starts(with: prefix.utf8) else { return nil }
-        return String(decoding: fullKey.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
 
     /// A progress notification: etcd sends one only to a watch that has every event up to `headerRevision`,
@@ -360,8 +394,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// What the watch has done so far.
     var watchStatistics: EtcdWatcher.Counts { lock.withLock { watcher }?.statistics ?? .init() }
 
-    /// After a compaction: reads the prefix again and announces the differences.
-    func resynchronise() {
-        if let changed = try? readAll(), !changed.isEmpty { storageDidChange(forKeys: changed) }
+    /// After a compaction, or when a member says the cluster is at a revision before the store's: reads the
+    /// prefix again (which decides, see ``readAll(deadline:revision:)``) and announces the differences.
+    /// `first` is the endpoint asked first: the one whose answer showed the need.
+    func resynchronise(from first: Int? = nil) {
+        if let changed = try? readAll(from: first), !changed.isEmpty { storageDidChange(forKeys: changed) }
     }
 }

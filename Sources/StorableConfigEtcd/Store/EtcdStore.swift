@@ -88,6 +88,10 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// Whether the store has read the cluster at least once.
     public var isConnected: Bool { storage.isConnected }
 
+    /// Why the store has not read the cluster yet, in words for a person: what each endpoint did (refused the
+    /// connection, timed out, answered with something that is not etcd's answer). `nil` once it has read it.
+    public var connectionProblem: String? { storage.connectionProblem }
+
     /// "etcd http://127.0.0.1:2379 prefix prod/".
     public var description: String { storage.description }
 

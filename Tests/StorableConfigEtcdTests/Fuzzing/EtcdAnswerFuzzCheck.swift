@@ -19,8 +19,8 @@ enum EtcdAnswerFuzzCheck {
     static func failure(for input: Data) -> String? {
         for prefix in ["", "app/"] {
             if let answer = try? EtcdClient.answer(status: 200, body: input) {
-                _ = EtcdStorage.entries(in: answer, prefix: prefix)
-                _ = try? EtcdStorage.freshValues(in: answer, prefix: prefix)
+                _ = try? EtcdAnswer.range(answer, prefix: prefix)
+                _ = try? EtcdAnswer.freshEntries(answer, prefix: prefix)
                 _ = EtcdClient.int(answer["succeeded"])
             }
         }
@@ -45,14 +45,18 @@ enum EtcdAnswerFuzzCheck {
         var offset = input.startIndex
         while offset < input.endIndex {
             let end = min(offset + pieceSize, input.endIndex)
-            lines.append(Array(input[offset..<end]))
+            do {
+                try lines.append(Array(input[offset..<end]))
+            } catch {
+                return "a stream of \(input.count) bytes has a line over the limit: \(error)"
+            }
             offset = end
             while let line = lines.next() {
                 joined += line + [10]
                 switch WatchMessage(line: line) {
                 case .events(let events, let headerRevision):
                     for event in events {
-                        if let change = EtcdStorage.change(in: event, prefix: "app/") {
+                        if let change = try? EtcdAnswer.change(in: event, prefix: "app/", atMost: headerRevision) {
                             revision = max(revision, change.revision)
                         }
                     }
@@ -83,20 +87,19 @@ enum EtcdAnswerFuzzCheck {
         guard let rangeBody = try? JSONSerialization.data(withJSONObject: range),
             let answer = try? EtcdClient.answer(status: 200, body: rangeBody)
         else { return "a well-formed read answer does not decode" }
-        let (revision, entries) = EtcdStorage.entries(in: answer, prefix: "app/")
-        guard revision == 7, entries.count == 1, let entry = entries.first,
-            entry.key.utf8.elementsEqual(settingKey.utf8),
-            entry.value.text.map({ $0.utf8.elementsEqual(value.utf8) }) == true, entry.value.revision == 5
+        guard let (revision, entries) = try? EtcdAnswer.range(answer, prefix: "app/") else {
+            return "a well-formed read answer is refused"
+        }
+        guard revision == 7, entries.count == 1, let entry = entries.first?.value,
+            entry.key.utf8.elementsEqual(settingKey.utf8), entry.value == .text(value), entry.revision == 5
         else { return "a well-formed read answer decodes as \(revision), \(entries)" }
 
         let event: [String: Any] = ["result": ["header": ["revision": "9"], "events": [["kv": kv]]]]
         guard let eventLine = try? JSONSerialization.data(withJSONObject: event),
             case .events(let events, let headerRevision) = WatchMessage(line: eventLine), headerRevision == 9,
-            events.count == 1, let change = EtcdStorage.change(in: events[0], prefix: "app/")
+            events.count == 1, let change = try? EtcdAnswer.change(in: events[0], prefix: "app/", atMost: 9)
         else { return "a well-formed watch event does not decode" }
-        guard change.key.utf8.elementsEqual(settingKey.utf8),
-            change.text.map({ $0.utf8.elementsEqual(value.utf8) }) == true,
-            change.revision == 5
+        guard change.key.utf8.elementsEqual(settingKey.utf8), change.value == .text(value), change.revision == 5
         else { return "a well-formed watch event decodes as \(change)" }
         return nil
     }
