@@ -53,8 +53,8 @@ struct DemoInputTests {
         #expect(result.output.isEmpty)
         #expect(
             result.errorOutput
-                == "storable-config-demo: could not store app.userName: The settings file /proc/nonexistent cannot "
-                + "be used: creating the directory failed: No such file or directory.\n")
+                == "storable-config-demo: could not store app.userName: The settings file /proc/nonexistent/x.json "
+                + "cannot be used: creating its directory /proc/nonexistent failed: No such file or directory.\n")
     }
 
     @Test func aLaunchThatCannotBeRecordedDoesNotClaimItWas() throws {

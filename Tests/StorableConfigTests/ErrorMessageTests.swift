@@ -101,8 +101,9 @@ struct ErrorMessageTests {
                 + "stored value stays the previous one until a later write succeeds."
         ),
         (
-            StorableConfigError.fileUnusable(path: "/p", reason: "creating the directory failed: No such file."),
-            "The settings file /p cannot be used: creating the directory failed: No such file."
+            StorableConfigError.fileUnusable(
+                path: "/p/x.json", reason: "creating its directory /p failed: No such file."),
+            "The settings file /p/x.json cannot be used: creating its directory /p failed: No such file."
         ),
         (
             StorableConfigError.invalidValue(key: "k", value: "2", reason: "it is outside the range 0.0...1.0"),

@@ -234,8 +234,11 @@ enum FileSystem {
         }
     }
 
-    /// Creates `path` and its missing parents as directories.
-    static func createDirectory(atPath path: String) throws {
+    /// Creates `path` and its missing parents as directories, for the settings file `file`.
+    ///
+    /// - Throws: ``Failure`` for `file`, whose reason names the directory that could not be made: the message
+    ///   is about the settings file, and a directory is not one.
+    static func createDirectory(atPath path: String, for file: String) throws {
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -246,9 +249,10 @@ enum FileSystem {
             if let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error,
                 (cause as NSError).domain == NSPOSIXErrorDomain
             {
-                throw Failure(path: path, operation: "creating the directory", errno: Int32((cause as NSError).code))
+                throw Failure(
+                    path: file, operation: "creating its directory \(path)", errno: Int32((cause as NSError).code))
             }
-            throw Failure(path: path, reason: "creating the directory failed: \(error.localizedDescription)")
+            throw Failure(path: file, reason: "creating its directory \(path) failed: \(error.localizedDescription)")
         }
     }
 
@@ -346,14 +350,16 @@ enum FileSystem {
         return fsync(descriptor)
     }
 
-    /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file that is never replaced
-    /// (a lock on the data file itself would not survive the rename that replaces it).
+    /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file of the settings file `file`
+    /// that is never replaced (a lock on the data file itself would not survive the rename that replaces it).
     ///
     /// A missing directory is created (and only then looked at), so the usual write makes no extra call.
-    static func withExclusiveLock<Result>(onPath lockPath: String, _ body: () throws -> Result) throws -> Result {
+    static func withExclusiveLock<Result>(
+        onPath lockPath: String, for file: String, _ body: () throws -> Result
+    ) throws -> Result {
         var descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
-            try createDirectory(atPath: (lockPath as NSString).deletingLastPathComponent)
+            try createDirectory(atPath: (lockPath as NSString).deletingLastPathComponent, for: file)
             descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { throw Failure(path: lockPath, operation: "opening the lock file", errno: errno) }

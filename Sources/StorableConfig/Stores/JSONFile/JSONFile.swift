@@ -55,7 +55,7 @@ final class JSONFile: @unchecked Sendable {
             try failing(on: path) {
                 let directory = (path as NSString).deletingLastPathComponent
                 if case .missing = try FileSystem.kind(ofPath: directory) {
-                    try FileSystem.createDirectory(atPath: directory)
+                    try FileSystem.createDirectory(atPath: directory, for: path)
                 }
                 watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
                     [weak self] in self?.changedOnDisk()
@@ -254,7 +254,9 @@ final class JSONFile: @unchecked Sendable {
                     // the lock taken is the one beside the file it leads to, which a store opened on that file
                     // takes too.
                     let linkEnd = try FileSystem.endOfLinks(from: path)
-                    try FileSystem.withExclusiveLock(onPath: linkEnd.map { $0 + ".lock" } ?? lockPath) {
+                    try FileSystem.withExclusiveLock(
+                        onPath: linkEnd.map { $0 + ".lock" } ?? lockPath, for: linkEnd ?? path
+                    ) {
                         try writeLocked(to: linkEnd, applyChanges)
                     }
                 }
