@@ -67,6 +67,26 @@ struct KeysTests {
         #expect(reported.first?.description.contains("Int") == true)
     }
 
+    @Test(arguments: [StoreKind.memory, .jsonFile])
+    func aKeyTheStoreCannotReadHoldsBackNoOtherMoveAndIsReportedUnderItsOwnName(kind: StoreKind) throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(kind)
+        let inner = fixture.open()
+        try inner.setValue(.bool(false), forKey: "keys.RenamedPropertyConfig.firstRun")
+        try inner.setValue(.string("old"), forKey: "keys.RenamedPropertyConfig.name")
+        // The current key of `userName` holds what the store cannot read (in etcd: text that is not JSON).
+        let store = OneKeyUnreadableStore(inner, unreadableKey: "keys.RenamedPropertyConfig.userName")
+        let config = RenamedPropertyConfig(store: store)
+        #expect(config.isFirstLaunch == false)
+        #expect(try inner.value(forKey: "keys.RenamedPropertyConfig.isFirstLaunch") == .bool(false))
+        #expect(try inner.value(forKey: "keys.RenamedPropertyConfig.firstRun") == nil)
+        // `userName` is not moved: its current key may hold a value.
+        #expect(try inner.value(forKey: "keys.RenamedPropertyConfig.name") == .string("old"))
+        let reported = ReportedErrors.mentioning("'keys.RenamedPropertyConfig.userName'")
+        #expect(reported.contains { if case .readFailed = $0 { true } else { false } })
+        #expect(ReportedErrors.mentioning("'keys.RenamedPropertyConfig.isFirstLaunch'").isEmpty)
+    }
+
     @Test func aRenamedClassWithARenamedPropertyInARenamedNamespaceIsFound() {
         let store = InMemoryStore([
             "old-keys.Settings.fontPoints": .int(14),
@@ -238,6 +258,44 @@ final class UpdateCountingStore: ConfigStore, @unchecked Sendable {
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
         count.withLock { $0 += 1 }
+        return try inner.updateValues(forKeys: keys, transform)
+    }
+}
+
+/// A store over another that cannot read one key, as an etcd store cannot read text that is not JSON: reading it,
+/// alone or with others, throws; the other keys work.
+final class OneKeyUnreadableStore: ConfigStore, @unchecked Sendable {
+    let inner: any ConfigStore
+    let unreadableKey: String
+
+    struct Unreadable: Error, CustomStringConvertible {
+        let key: String
+        var description: String { "the value of \(key) is not JSON text" }
+    }
+
+    init(_ inner: any ConfigStore, unreadableKey: String) {
+        self.inner = inner
+        self.unreadableKey = unreadableKey
+    }
+
+    private func check(_ keys: [String]) throws {
+        if keys.contains(unreadableKey) { throw Unreadable(key: unreadableKey) }
+    }
+
+    func value(forKey key: String) throws -> StoredValue? {
+        try check([key])
+        return try inner.value(forKey: key)
+    }
+    func setValue(_ value: StoredValue, forKey key: String) throws { try inner.setValue(value, forKey: key) }
+    func removeValue(forKey key: String) throws { try inner.removeValue(forKey: key) }
+    func values(forKeys keys: [String]) throws -> [String: StoredValue] {
+        try check(keys)
+        return try inner.values(forKeys: keys)
+    }
+    func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try check(keys)
         return try inner.updateValues(forKeys: keys, transform)
     }
 }

@@ -40,6 +40,30 @@ struct ObservationTests {
         #expect(await iterator.next() == "third")
     }
 
+    @Test func aStreamWhoseConsumerDoesNotReadHoldsAtMostItsBoundAndEndsOnTheLastValue() async {
+        let config = StreamBufferConfig(store: InMemoryStore())
+        var values = config.$count.changes.makeAsyncIterator()
+        var changes = config.changes.makeAsyncIterator()
+        let assignments = 20 * ChangeBuffer.limit
+        for count in 1...assignments { config.count = count }
+        var read = 0
+        var last = -1
+        while last != assignments, let value = await values.next() {
+            read += 1
+            last = value
+        }
+        #expect(last == assignments)
+        #expect(read <= ChangeBuffer.limit)
+        read = 0
+        last = -1
+        while last != assignments, let change = await changes.next() {
+            read += 1
+            last = change.newValue as? Int ?? -1
+        }
+        #expect(last == assignments)
+        #expect(read <= ChangeBuffer.limit)
+    }
+
     @Test func aSettingsStreamEndsWhenTheConfigGoesAway() async {
         var config: AppConfig? = AppConfig(store: InMemoryStore())
         let stream = config!.$userName.changes
@@ -346,4 +370,8 @@ extension NosyValue: Equatable {
 final class NosyConfig: StorableConfig {
     override class var namespace: String { "nosy" }
     @Setting var value = NosyValue(number: 0)
+}
+
+final class StreamBufferConfig: StorableConfig {
+    @Setting var count = 0
 }

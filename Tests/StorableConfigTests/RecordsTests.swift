@@ -318,3 +318,51 @@ struct RecordsLockTests {
         #expect(reader.items["b"]?.seenCount == 1)
     }
 }
+
+/// Two versions of a record type on one store, as Records.md describes them.
+struct RecordVersionTests {
+    @Test func anOlderTypeDropsFieldsItDoesNotKnowAndOnlyAnOptionalFieldStillDecodes() {
+        let store = InMemoryStore()
+        let newer = VersionedRecordsRequired(store: store)
+        newer.items.upsert(PartV2Required(id: "a", size: 1, colour: "red"))
+        let older = VersionedRecordsV1(store: store)
+        older.items.upsert(PartV1(id: "a", size: 2))
+        // The older type wrote what it knows: the field is gone, and a required field no longer decodes.
+        #expect(VersionedRecordsRequired(store: store).items.record(id: "a") == nil)
+        let tolerant = VersionedRecordsOptional(store: store).items.record(id: "a")
+        #expect(tolerant?.size == 2)
+        #expect(tolerant?.colour == nil)
+    }
+}
+
+struct PartV1: Codable, Identifiable, Sendable {
+    var id: String
+    var size: Int
+}
+
+struct PartV2Required: Codable, Identifiable, Sendable {
+    var id: String
+    var size: Int
+    var colour: String
+}
+
+struct PartV2Optional: Codable, Identifiable, Sendable {
+    var id: String
+    var size: Int
+    var colour: String?
+}
+
+final class VersionedRecordsV1: StorableConfig {
+    override class var configName: String { "VersionedRecords" }
+    @Records var items: RecordCollection<PartV1>
+}
+
+final class VersionedRecordsRequired: StorableConfig {
+    override class var configName: String { "VersionedRecords" }
+    @Records var items: RecordCollection<PartV2Required>
+}
+
+final class VersionedRecordsOptional: StorableConfig {
+    override class var configName: String { "VersionedRecords" }
+    @Records var items: RecordCollection<PartV2Optional>
+}

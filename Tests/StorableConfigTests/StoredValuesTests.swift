@@ -94,9 +94,9 @@ struct StoredValuesTests {
         config.userName = "newer"
         let box = try #require(config.allSettings.first { $0.name == "userName" } as? any SettingBox)
         // What a write that the store applied earlier, but whose thread was slower, would deliver.
-        box.load(.string("older"), typedValue: nil, version: 0)
+        box.load(.string("older"), typedValue: nil, version: 0, isFirstLoad: false)
         #expect(config.userName == "newer")
-        box.load(.string("newest"), typedValue: nil, version: .max)
+        box.load(.string("newest"), typedValue: nil, version: .max, isFirstLoad: false)
         #expect(config.userName == "newest")
     }
 

@@ -6,6 +6,24 @@ import Testing
 /// The seed article's type matrix, against every store: each type's default, then a written value read back
 /// through a fresh config over a freshly opened store, so that persistence, not the cache, is checked.
 struct SupportedTypesTests {
+    /// Pinned, as SupportedTypes.md says: JSON has one `null`, so `.some(nil)` and `nil` are stored alike, and a
+    /// nested optional holding `.some(nil)` reads back as `nil`.
+    @Test(arguments: [StoreKind.memory, .jsonFile])
+    func aNestedOptionalHoldingSomeNilReadsBackAsNil(kind: StoreKind) throws {
+        let fixture = StoreFixture(kind)
+        let inner: Int?? = .some(nil)
+        do {
+            let config = NestedOptionalConfig(store: fixture.open())
+            config.level = inner
+            #expect(config.level == inner)
+            let document = try ConfigDocument(jsonText: try ConfigDocument(exporting: [config]).jsonText())
+            let imported = NestedOptionalConfig(store: InMemoryStore())
+            try document.apply(to: [imported])
+            #expect(imported.level == Int??.none)
+        }
+        #expect(NestedOptionalConfig(store: fixture.open()).level == Int??.none)
+    }
+
     static let joined = Date(timeIntervalSinceReferenceDate: 785_000_000.123_456_7)
     static let profile = Profile(name: "Nakayasu \"nkysu\" Ōno", age: 37, joined: joined, tags: ["a", "b"])
     static let date = Date(timeIntervalSinceReferenceDate: 817_000_000.987_654_3)
@@ -282,4 +300,8 @@ final class ExtremesConfig: StorableConfig {
         ]
         return checks.filter { !$0.1 }.map(\.0)
     }
+}
+
+final class NestedOptionalConfig: StorableConfig {
+    @Setting var level: Int?? = 5
 }

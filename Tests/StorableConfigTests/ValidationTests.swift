@@ -19,6 +19,34 @@ struct ValidationTests {
         #expect(reported.first?.description.contains("2") == true)
     }
 
+    @Test(arguments: [StoreKind.memory, .jsonFile])
+    func aLiveValueOfTheWrongTypeOrOutOfRangeKeepsTheLastGoodValueAndIsReported(kind: StoreKind) throws {
+        ReportedErrors.install()
+        let fixture = StoreFixture(kind)
+        let store = fixture.open()
+        let config = LiveValidatedConfig(store: store)
+        config.volume = 0.5
+        let seen = Locked<[Double]>([])
+        let token = config.$volume.observe { value in seen.withLock { $0.append(value) } }
+        let key = "valid.LiveValidatedConfig.volume"
+        for (text, shown) in [("5", "5"), (#""loud""#, "loud")] {
+            // Another process (or a person) writes the value; this process reloads.
+            switch kind {
+            case .jsonFile: try Data(#"{"\#(key)": \#(text)}"#.utf8).write(to: fixture.fileURL)
+            default: try store.setValue(try StoredValue(jsonText: text), forKey: key)
+            }
+            try config.reload()
+            #expect(config.volume == 0.5)
+            #expect(config.$volume.isSet)
+            #expect(seen.withLock { $0 }.isEmpty)
+            let reported = ReportedErrors.mentioning("'\(key)'").filter { $0.description.contains(shown) }
+            #expect(reported.contains { $0.description.contains("keeps its last good value") })
+        }
+        // Only a config created over the mistake reads the default.
+        #expect(LiveValidatedConfig(store: store).volume == 0.8)
+        token.cancel()
+    }
+
     @Test func setThrowsTheReasonAndChangesNothing() throws {
         let config = ValidatedConfig(store: InMemoryStore())
         #expect(
@@ -83,6 +111,11 @@ final class ValidatedConfig: StorableConfig {
     override class var namespace: String { "valid" }
     @Setting(in: 0...1) var volume = 0.8
     @Setting(validate: { $0.isEmpty ? "a name is needed" : nil }) var userName = "guest"
+}
+
+final class LiveValidatedConfig: StorableConfig {
+    override class var namespace: String { "valid" }
+    @Setting(in: 0...1) var volume = 0.8
 }
 
 final class HandEditedConfig: StorableConfig {

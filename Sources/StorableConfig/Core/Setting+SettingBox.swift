@@ -57,7 +57,7 @@ extension Setting: SettingBox {
         }
     }
 
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
         if let overridden {
             // The override stays; only whether a value is stored, and its version, change.
             apply(overridden.value, isSet: stored != nil, version: version, stored: nil)
@@ -73,15 +73,20 @@ extension Setting: SettingBox {
             return
         }
         let traits = ValueTraits<Value>.shared
+        let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
         do {
             let value = try traits.decode(stored)
             if let check = rules?.check, let reason = check(value) {
-                let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
-                StorableConfig.report(
-                    .invalidValue(
-                        key: key, value: shown,
-                        reason: "\(reason); the stored value is left in place and the setting reads its default"))
-                apply(defaultValue, isSet: true, version: version, stored: nil)
+                if isFirstLoad {
+                    StorableConfig.report(
+                        .invalidValue(
+                            key: key, value: shown,
+                            reason: "\(reason); the stored value is left in place and the setting reads its default"))
+                    apply(defaultValue, isSet: true, version: version, stored: nil)
+                } else {
+                    StorableConfig.report(.invalidValue(key: key, value: shown, reason: "\(reason)\(Self.keptReason)"))
+                    keepLastGoodValue(version: version)
+                }
                 return
             }
             apply(value, isSet: true, version: version, stored: stored)
@@ -91,8 +96,16 @@ extension Setting: SettingBox {
             let key = key
             let typeName = traits.typeName
             func report(foundText: String?) {
-                StorableConfig.report(
-                    .typeMismatch(key: key, expectedType: typeName, found: found, reason: reason, foundText: foundText))
+                if isFirstLoad {
+                    StorableConfig.report(
+                        .typeMismatch(
+                            key: key, expectedType: typeName, found: found, reason: reason, foundText: foundText))
+                } else {
+                    StorableConfig.report(
+                        .invalidValue(
+                            key: key, value: foundText ?? shown,
+                            reason: "it is not \(TypeName.withArticle(typeName)) (\(reason))\(Self.keptReason)"))
+                }
             }
             if !isSecret, let source = locked({ binding })?.context.store as? any OriginalTextSource {
                 // The store's lock is not taken under the framework's: ask once they are released.
@@ -100,7 +113,28 @@ extension Setting: SettingBox {
             } else {
                 report(foundText: nil)
             }
-            apply(defaultValue, isSet: true, version: version, stored: nil)
+            if isFirstLoad {
+                apply(defaultValue, isSet: true, version: version, stored: nil)
+            } else {
+                keepLastGoodValue(version: version)
+            }
+        }
+    }
+
+    /// What a report says of a value that arrives after the config's first load and cannot be taken.
+    private static var keptReason: String {
+        "; the setting keeps its last good value, and the stored value is left in place"
+    }
+
+    /// Takes a stored value that arrived after the config's first load (an outside change, a reload) and is not
+    /// of the setting's type or fails its check: the setting keeps the value it holds, so that a typo made in
+    /// another process, in a file or with etcdctl does not change what a running program reads. Only whether a
+    /// value is stored, and the version, are taken, so that an older delivery does not follow.
+    private func keepLastGoodValue(version newVersion: UInt64) {
+        locked {
+            guard newVersion >= version else { return }
+            version = newVersion
+            hasStoredValue = true
         }
     }
 }

@@ -26,5 +26,8 @@ protocol SettingBox: AnySetting {
     /// The JSON Schema members that describe the setting's stored form.
     func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64)
+    ///
+    /// A value that is not of the setting's type or fails its check is reported; at the config's first load
+    /// (`isFirstLoad`) the setting then reads its default, and afterwards it keeps its last good value.
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool)
 }

@@ -72,7 +72,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         runMigrations()
         applyOverrides()
         let version = context.hub.attach(self, context: context)
-        loadSettings(version: version)
+        loadSettings(version: version, isFirstLoad: true)
     }
 
     /// Creates a config over the process-wide ``defaultStore``.
@@ -168,7 +168,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] =
             zip(schema.keys, settings).map { key, setting in
                 let completion: @Sendable (UInt64) -> Void = { version in
-                    setting.load(nil, typedValue: nil, version: version)
+                    setting.load(nil, typedValue: nil, version: version, isFirstLoad: false)
                 }
                 return (SettingChange(key: key, stored: nil, typedValue: nil), completion)
             }
@@ -211,7 +211,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// Takes a change that another config made to the same storage.
     func receive(key: String, stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
         guard let index = schema.indexByKey[key] ?? aliasedIndex(of: key) else { return }
-        settings[index].load(stored, typedValue: typedValue, version: version)
+        settings[index].load(stored, typedValue: typedValue, version: version, isFirstLoad: false)
     }
 
     /// The position of the setting that knows `storeKey` by an earlier key, if aliases send one there.
@@ -220,8 +220,10 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     }
 
     /// Reads the settings' values from the store, as of `version`: all of them, or those whose keys are in
-    /// `onlyKeys`. A key that cannot be read is reported and keeps its current value.
-    func loadSettings(version: UInt64, onlyKeys: Set<String>? = nil) {
+    /// `onlyKeys`. A key that cannot be read is reported and keeps its current value; so does a value that is not
+    /// of its setting's type or fails its check, unless this is the config's first load (`isFirstLoad`), when
+    /// the setting reads its default.
+    func loadSettings(version: UInt64, onlyKeys: Set<String>? = nil, isFirstLoad: Bool = false) {
         let keys = onlyKeys.map { only in schema.keys.filter(only.contains) } ?? schema.keys
         guard !keys.isEmpty else { return }
         var values: [String: StoredValue] = [:]
@@ -244,7 +246,8 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         for (index, key) in schema.keys.enumerated() {
             if let onlyKeys, !onlyKeys.contains(key) { continue }
             if !unreadable.isEmpty, unreadable.contains(key) { continue }
-            settings[index].load(values.isEmpty ? nil : values[key], typedValue: nil, version: version)
+            settings[index].load(
+                values.isEmpty ? nil : values[key], typedValue: nil, version: version, isFirstLoad: isFirstLoad)
         }
     }
 }

@@ -30,8 +30,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// Text given for `key` is not a value of the setting's type; `expected` says what would be.
     case invalidText(key: String, text: String, expected: String)
     /// The value given for `key` fails the setting's declared range or check, for `reason`: an assignment is
-    /// not made, a stored value is left in the store and the setting reads its default. `value` describes the
-    /// value, or is ``redacted`` for a secret setting.
+    /// not made, a stored value is left in the store and the setting reads its default. A stored value that
+    /// arrives after the config was created (an outside change, a reload) and is not of the setting's type or
+    /// fails its check is reported this way too, and the setting keeps its last good value. `value` describes
+    /// the value, or is ``redacted`` for a secret setting.
     case invalidValue(key: String, value: String, reason: String)
     /// The text that an environment variable or launch argument (`origin`) gives for `key` is not a valid value:
     /// the setting reads the next source instead (a valid variable, the stored value, the default). `value` is

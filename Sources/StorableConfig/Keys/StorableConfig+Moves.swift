@@ -3,7 +3,9 @@ import Foundation
 extension StorableConfig {
     /// Moves each setting's value from the first of its earlier keys that holds a readable one to its current
     /// key, when the current key holds nothing, and removes it from every earlier key that holds a readable
-    /// value, in one write. A value of the wrong type at an earlier key is reported and left where it is.
+    /// value, in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a
+    /// key that the store cannot read (a value in etcd that is not JSON text), and the other settings' values
+    /// are moved all the same.
     func moveValuesFromEarlierKeys() {
         // Decided once per class, in the schema: most classes have no earlier keys at all.
         guard schema.hasEarlierKeys else { return }
@@ -12,46 +14,75 @@ extension StorableConfig {
         // Where each setting's value goes: its current key, or, if a later class moved that key on this storage,
         // where that class reads it (see StoreHub's aliases).
         let targets = schema.keys.map(context.hub.storeKey)
-        let keys = indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] }
         let oldFiles = previousNamespaceFiles()
         var reports: [StorableConfigError] = []
-        var moved: [(index: Int, value: StoredValue)] = []
         do {
-            let outcome = try PlannedUpdate.run(
-                keys: keys, in: store, hub: context.hub, origin: ObjectIdentifier(context)
-            ) { snapshot in
-                reports = []
-                moved = []
-                var changes: [String: StoredValue?] = [:]
-                for index in indices where snapshot.values[targets[index]] == nil {
-                    guard let found = firstReadable(index, in: snapshot.values, oldFiles: oldFiles, reports: &reports)
-                    else { continue }
-                    changes[targets[index]] = found
-                    moved.append((index, found))
-                    for key in schema.earlierKeys[index] {
-                        if let value = snapshot.values[key], settings[index].readProblem(value) == nil {
-                            changes[key] = .some(nil)
-                        }
-                    }
-                }
-                return changes
-            }
-            switch outcome {
-            case .done:
-                removeMovedValues(moved, from: oldFiles)
-            case .writeFailed:
-                break
-            case .gaveUp:
-                reports.append(
-                    .writeFailed(
-                        key: keys[0],
-                        reason: "the earlier keys' values kept changing while they were being moved; they stay "
-                            + "where they are"))
-            }
+            reports = try moveValues(of: indices, to: targets, skipping: [], oldFiles: oldFiles)
         } catch {
-            reports.append(.readFailed(key: keys[0], reason: "\(error)"))
+            // The store refused to read the keys together: find the keys it cannot read, report each under its
+            // own name, and move the values of the settings whose current key can be read without them.
+            let keys = indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] }
+            var unreadable: Set<String> = []
+            for key in keys where !unreadable.contains(key) {
+                do {
+                    _ = try store.value(forKey: key)
+                } catch {
+                    unreadable.insert(key)
+                    reports.append(.readFailed(key: key, reason: "\(error)"))
+                }
+            }
+            let movable = indices.filter { !unreadable.contains(targets[$0]) }
+            do {
+                reports += try moveValues(of: movable, to: targets, skipping: unreadable, oldFiles: oldFiles)
+            } catch {
+                for index in movable { reports.append(.readFailed(key: targets[index], reason: "\(error)")) }
+            }
         }
         for report in reports { StorableConfig.report(report) }
+    }
+
+    /// Moves the values of the settings at `indices`, reading none of the keys in `unreadable`, and returns the
+    /// problems to report.
+    /// - Throws: What reading the store throws; nothing is then moved.
+    private func moveValues(
+        of indices: [Int], to targets: [String], skipping unreadable: Set<String>, oldFiles: [JSONFileStore]
+    ) throws -> [StorableConfigError] {
+        let keys = indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] }.filter { !unreadable.contains($0) }
+        guard !keys.isEmpty else { return [] }
+        var reports: [StorableConfigError] = []
+        var moved: [(index: Int, value: StoredValue)] = []
+        let outcome = try PlannedUpdate.run(
+            keys: keys, in: store, hub: context.hub, origin: ObjectIdentifier(context)
+        ) { snapshot in
+            reports = []
+            moved = []
+            var changes: [String: StoredValue?] = [:]
+            for index in indices where snapshot.values[targets[index]] == nil {
+                guard let found = firstReadable(index, in: snapshot.values, oldFiles: oldFiles, reports: &reports)
+                else { continue }
+                changes[targets[index]] = found
+                moved.append((index, found))
+                for key in schema.earlierKeys[index] {
+                    if let value = snapshot.values[key], settings[index].readProblem(value) == nil {
+                        changes[key] = .some(nil)
+                    }
+                }
+            }
+            return changes
+        }
+        switch outcome {
+        case .done:
+            removeMovedValues(moved, from: oldFiles)
+        case .writeFailed:
+            break
+        case .gaveUp:
+            reports.append(
+                .writeFailed(
+                    key: keys[0],
+                    reason: "the earlier keys' values kept changing while they were being moved; they stay "
+                        + "where they are"))
+        }
+        return reports
     }
 
     /// The value of the first earlier key of the setting at `index` that holds one of its type: in the store,

@@ -12,8 +12,11 @@ extension Setting {
     /// watches its file). An assignment that does not change the value (by `==` for `Equatable` values, by
     /// stored form otherwise) yields nothing, and a ``StorableConfig/batch(_:)`` yields once per setting,
     /// after it ends. The sequence finishes when the config is released.
+    ///
+    /// The stream holds at most the 1,000 newest values that its consumer has not read: a consumer that falls
+    /// further behind skips the oldest, and still ends on the setting's last value.
     public var changes: AsyncStream<Value> {
-        AsyncStream { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(ChangeBuffer.limit)) { continuation in
             let identifier = addObserver(
                 initial: true, onChange: { continuation.yield($0) }, onEnd: { continuation.finish() })
             guard let identifier else { return }

@@ -14,8 +14,12 @@ extension StorableConfig {
     /// Unlike a setting's ``Setting/changes``, this does not start with the current values. It finishes when
     /// the config is released. The rules of ``Setting/changes`` apply: no element for an assignment that keeps
     /// the value, one per setting for a batch.
+    ///
+    /// The stream holds at most the 1,000 newest changes that its consumer has not read: a consumer that falls
+    /// further behind skips the oldest, so it ends on the last change, but may miss every change of a setting
+    /// that changed only among those skipped; read the settings themselves when that matters.
     public var changes: AsyncStream<ConfigChange> {
-        AsyncStream { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(ChangeBuffer.limit)) { continuation in
             let identifier = context.addChangeObserver(
                 onChange: { continuation.yield($0) }, onEnd: { continuation.finish() })
             guard let identifier else { return }

@@ -355,7 +355,7 @@ extension RecordCollection: SettingBox {
 
     func showPendingReset() {}
 
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
         let binding = locked { () -> SettingBinding? in self.binding }
         let old = binding?.context.hasChangeObservers == true ? all : []
         let changed: Bool
@@ -364,12 +364,20 @@ extension RecordCollection: SettingBox {
             changed = take(entries: [:], version: version, changedKeys: nil)
         case .dictionary(let members)?:
             changed = take(entries: members, version: version, changedKeys: nil)
-        case let other?:
+        case let other? where isFirstLoad:
             StorableConfig.report(
                 .typeMismatch(
                     key: key, expectedType: "dictionary of records", found: other,
                     reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
             changed = take(entries: [:], version: version, changedKeys: nil)
+        case let other?:
+            // After the first load, an outside mistake does not empty a running program's collection.
+            StorableConfig.report(
+                .invalidValue(
+                    key: key, value: "\(other)",
+                    reason: "it is \(other.kindDescription), not a dictionary of records; the collection keeps its "
+                        + "records, and the stored value is left in place"))
+            changed = false
         }
         if changed, let binding { announce(old: old, binding: binding) }
     }
