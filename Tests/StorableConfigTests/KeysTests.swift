@@ -41,14 +41,17 @@ struct KeysTests {
         #expect(reopened.isFirstLaunch == true)
     }
 
-    @Test func aValueAtTheCurrentKeyWinsAndEarlierValuesAreLeftAlone() {
+    /// Every move removes the earlier keys' values, so a value at an earlier key beside one at the current key
+    /// was written since, by code that still uses the earlier key: it is the newer, and it is moved.
+    @Test func aValueAtAnEarlierKeyBesideOneAtTheCurrentKeyIsTheNewerAndIsMoved() {
         let store = InMemoryStore([
             "keys.RenamedPropertyConfig.userName": .string("current"),
-            "keys.RenamedPropertyConfig.name": .string("old"),
+            "keys.RenamedPropertyConfig.name": .string("written since"),
         ])
         let config = RenamedPropertyConfig(store: store)
-        #expect(config.userName == "current")
-        #expect(store.value(forKey: "keys.RenamedPropertyConfig.name") == .string("old"))
+        #expect(config.userName == "written since")
+        #expect(store.value(forKey: "keys.RenamedPropertyConfig.userName") == .string("written since"))
+        #expect(store.value(forKey: "keys.RenamedPropertyConfig.name") == nil)
     }
 
     @Test func previousKeysComeFirstInTheOrderWrittenAndAValueOfTheWrongTypeIsReportedAndKept() {

@@ -87,6 +87,31 @@ struct LiveEarlierKeysTests {
         withExtendedLifetime((token, new, old)) {}
     }
 
+    /// No config alive in between: the new class moves the values and goes away; the old class, created after,
+    /// reads its defaults (nothing tells it of the new class) and writes its own keys; the next config of the new
+    /// class takes what the old one wrote, which is newer than what it holds, instead of leaving it where nothing
+    /// reads it again.
+    @Test(arguments: StoreKind.allCases)
+    func aWriteOfTheOldClassMadeWhenNoConfigWasAliveIsTakenByTheNextNewConfig(kind: StoreKind) throws {
+        let fixture = StoreFixture(kind)
+        let store = fixture.open()
+        do {
+            let new = LivePreferences(store: store)
+            new.volume = 5
+            new.name = "new"
+        }
+        do {
+            let old = LivePrefs(store: store)
+            old.volume = 10
+        }
+        let new = LivePreferences(store: store)
+        #expect(new.volume == 10)
+        #expect(new.name == "new", "a setting the old config did not write keeps its value")
+        #expect(try store.value(forKey: "live.LivePreferences.volume") == .int(10))
+        #expect(try store.value(forKey: "live.LivePrefs.volume") == nil)
+        withExtendedLifetime(new) {}
+    }
+
     @Test func writesOfTheOldConfigDuringTheMoveAreNotLost() async throws {
         for _ in 0..<20 {
             let store = InMemoryStore()

@@ -2,8 +2,8 @@ import Foundation
 
 extension StorableConfig {
     /// Moves each setting's value from the first of its earlier keys that holds a readable one to its current
-    /// key, when the current key holds nothing, and removes it from every earlier key that holds a readable
-    /// value, in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a
+    /// key (replacing what the current key holds: it was written since the last move), and removes it from
+    /// every earlier key that holds a readable value, in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a
     /// key that the store cannot read (a value in etcd that is not JSON text), and the other settings' values
     /// are moved all the same.
     func moveValuesFromEarlierKeys() {
@@ -57,11 +57,18 @@ extension StorableConfig {
             reports = []
             moved = []
             var changes: [String: StoredValue?] = [:]
-            for index in indices where snapshot.values[targets[index]] == nil {
-                guard let found = firstReadable(index, in: snapshot.values, oldFiles: oldFiles, reports: &reports)
+            for index in indices {
+                // Every move removes the earlier keys' values in the same write, so a value at an earlier key of
+                // the store was written since the last move, by code that still uses that key: it is the newer
+                // one, and replaces what the current key holds. A previous namespace's file is another file,
+                // which one write cannot change with this one: it is read only while the current key is empty.
+                let currentHolds = snapshot.values[targets[index]] != nil
+                guard
+                    let found = firstReadable(
+                        index, in: snapshot.values, oldFiles: currentHolds ? [] : oldFiles, reports: &reports)
                 else { continue }
                 changes[targets[index]] = found
-                moved.append((index, found))
+                if !currentHolds { moved.append((index, found)) }
                 for key in schema.earlierKeys[index] {
                     if let value = snapshot.values[key], settings[index].readProblem(value) == nil {
                         changes[key] = .some(nil)
