@@ -32,7 +32,13 @@ enum DemoHelp {
                                 the same, as a file URL
           --store etcd://host:port[,host:port...][/prefix/]
                                 use an etcd cluster; the path is the keys' prefix. Credentials come from
-                                STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD
+                                STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD; a password is
+                                not sent over etcd:// to another machine unless
+                                STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD=1
+          --store etcds://host:port[,host:port...][/prefix/]
+                                the same over https: the CA, client certificate and key files (PEM) come
+                                from STORABLE_CONFIG_ETCD_CACERT, STORABLE_CONFIG_ETCD_CERT and
+                                STORABLE_CONFIG_ETCD_KEY (without a CA file, the system's CAs)
                                 (any other scheme://, such as http:// or redis://, is refused: exit 2)
           --<config>-config-<setting>=<value>
                                 override a setting for this run, never stored (--app-config-user-name=x); the

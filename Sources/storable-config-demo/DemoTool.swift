@@ -35,26 +35,37 @@ struct DemoTool {
         }
     }
 
-    /// `etcd://127.0.0.1:2379,127.0.0.1:22379/fleet/`: the endpoints, and the path (leading slash included) as
-    /// the prefix. Credentials come from the environment (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD), never from
-    /// the command line.
+    /// `etcd://127.0.0.1:2379,127.0.0.1:22379/fleet/` (or `etcds://` for https): the endpoints, and the path
+    /// (leading slash included) as the prefix. Credentials and TLS files come from the environment
+    /// (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD, ..._CACERT, ..._CERT, ..._KEY), never from the command line.
     private static func openEtcd(_ location: String) throws(Failure) -> EtcdStore {
-        let rest = location.dropFirst("etcd://".count)
+        let secure = location.lowercased().hasPrefix("etcds://")
+        let rest = location.dropFirst(secure ? "etcds://".count : "etcd://".count)
         let hosts = rest.prefix { $0 != "/" }
         let prefix = String(rest.dropFirst(hosts.count))
-        let endpoints = hosts.split(separator: ",").compactMap { URL(string: "http://\($0)") }
+        let endpoints = hosts.split(separator: ",").compactMap { URL(string: (secure ? "https://" : "http://") + $0) }
         guard !endpoints.isEmpty else {
-            throw Failure(message: "--store \(location) names no etcd endpoint: etcd://host:port[,host:port][/prefix/]")
+            throw Failure(
+                message: "--store \(location) names no etcd endpoint: etcd[s]://host:port[,host:port][/prefix/]")
         }
         let environment = ProcessInfo.processInfo.environment
         let credentials = environment["STORABLE_CONFIG_ETCD_USER"].map { user in
             EtcdStore.Credentials(user: user, password: environment["STORABLE_CONFIG_ETCD_PASSWORD"] ?? "")
         }
+        let file = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) } }
+        let tls = EtcdStore.TLS(
+            caFile: file("STORABLE_CONFIG_ETCD_CACERT"), certificateFile: file("STORABLE_CONFIG_ETCD_CERT"),
+            keyFile: file("STORABLE_CONFIG_ETCD_KEY"))
         let store: EtcdStore
         do {
-            store = try EtcdStore(endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: 3)
+            store = try EtcdStore(
+                endpoints: endpoints, prefix: prefix, credentials: credentials, tls: secure ? tls : nil, timeout: 3,
+                allowingPasswordOverPlainHTTP: environment["STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD"] == "1")
         } catch {
-            throw Failure(message: "cannot use etcd at \(hosts): \(error)")
+            let hint =
+                "\(error)".contains("clear text")
+                ? "; to send it all the same, set STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD=1, or use etcds://" : ""
+            throw Failure(message: "cannot use etcd at \(hosts): \(error)\(hint)")
         }
         guard store.isConnected else {
             throw Failure(

@@ -4,13 +4,13 @@ import Foundation
 enum StoreAddress: Equatable {
     /// A JSON file: a path as given (relative to the current directory, or absolute), `~` already expanded.
     case file(String)
-    /// An etcd cluster: `etcd://host:port[,host:port…][/prefix/]`, as given.
+    /// An etcd cluster: `etcd://host:port[,host:port…][/prefix/]`, or `etcds://` for https, as given.
     case etcd(String)
 
     /// The forms `--store` takes, for messages.
     static let forms =
         "a file path (settings.json, ./a:b.json, ~/demo.json), file:///path.json, or "
-        + "etcd://host:port[,host:port...][/prefix/]"
+        + "etcd://host:port[,host:port...][/prefix/] (etcds:// for https)"
 
     /// Reads the value of `--store`. A value that starts with `scheme://` is a URL: `etcd://` and `file://` are
     /// served, any other scheme is refused (it would otherwise become a folder named `http:`). Anything else is a
@@ -19,7 +19,7 @@ enum StoreAddress: Equatable {
         guard !text.isEmpty else { throw DemoCommand.UsageError(message: "--store needs a path: --store <path.json>") }
         if let scheme = scheme(of: text) {
             switch scheme.lowercased() {
-            case "etcd":
+            case "etcd", "etcds":
                 return .etcd(text)
             case "file":
                 return .file(try filePath(ofURL: text))

@@ -18,8 +18,41 @@ final class EtcdCluster: @unchecked Sendable {
         let peerPort: Int
         let dataDirectory: URL
         var process: Process?
-        var clientURL: URL { URL(string: "http://127.0.0.1:\(clientPort)")! }
+        /// `http` or `https`.
+        var scheme = "http"
+        /// The address the member listens on: 127.0.0.1, or a network namespace's.
+        var host = "127.0.0.1"
+        var clientURL: URL { URL(string: "\(scheme)://\(host):\(clientPort)")! }
     }
+
+    /// How the members serve TLS: the certificates, and the member's own certificate and key.
+    struct TLSSetup {
+        let certificates: TestCertificates
+        var serverCertificate: URL
+        var serverKey: URL
+        /// etcd's `--client-cert-auth`: a client must show a certificate the CA signed.
+        var requiresClientCertificates = true
+
+        init(_ certificates: TestCertificates, requiresClientCertificates: Bool = true) {
+            self.certificates = certificates
+            serverCertificate = certificates.server.certificate
+            serverKey = certificates.server.key
+            self.requiresClientCertificates = requiresClientCertificates
+        }
+
+        /// What the tests' own requests show: the CA and the client certificate.
+        var clientTLS: EtcdStore.TLS {
+            EtcdStore.TLS(
+                caFile: certificates.ca, certificateFile: certificates.client.certificate,
+                keyFile: certificates.client.key)
+        }
+    }
+
+    let tls: TLSSetup?
+    /// Opens the tests' own connections to the members.
+    let connector: Connector
+    /// Run each member's command through this (`ip netns exec NAME`), if given.
+    private let launcher: [String]
 
     static let binary = ["/usr/bin/etcd", "/usr/local/bin/etcd"].first {
         FileManager.default.isExecutableFile(atPath: $0)
@@ -43,18 +76,26 @@ final class EtcdCluster: @unchecked Sendable {
     /// Options added to every member's command line.
     private let extraArguments: [String]
 
-    init(size: Int = 1, extraArguments: [String] = []) throws {
+    init(
+        size: Int = 1, extraArguments: [String] = [], tls: TLSSetup? = nil, host: String = "127.0.0.1",
+        launcher: [String] = [], waitingUntilHealthy: Bool = true
+    ) throws {
         self.extraArguments = extraArguments
+        self.tls = tls
+        self.launcher = launcher
+        connector = Connector(tls: try tls.map { try TLSContext($0.clientTLS) })
         root = FileManager.default.temporaryDirectory.appendingPathComponent("etcd-\(UUID().uuidString)")
         let root = root
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         members = (0..<size).map { index in
             Member(
                 name: "m\(index)", clientPort: EtcdCluster.freePort(), peerPort: EtcdCluster.freePort(),
-                dataDirectory: root.appendingPathComponent("m\(index)"), process: nil)
+                dataDirectory: root.appendingPathComponent("m\(index)"), process: nil,
+                scheme: tls == nil ? "http" : "https",
+                host: host)
         }
         for index in members.indices { try start(index) }
-        try waitUntilHealthy()
+        if waitingUntilHealthy { try waitUntilHealthy() }
     }
 
     deinit {
@@ -68,21 +109,33 @@ final class EtcdCluster: @unchecked Sendable {
     func start(_ index: Int, clientPort: Int? = nil) throws {
         if let clientPort { members[index].clientPort = clientPort }
         let member = members[index]
-        let cluster = members.map { "\($0.name)=http://127.0.0.1:\($0.peerPort)" }.joined(separator: ",")
+        let cluster = members.map { "\($0.name)=\($0.scheme)://\($0.host):\($0.peerPort)" }.joined(separator: ",")
+        var security: [String] = []
+        if let tls {
+            security = [
+                "--cert-file", tls.serverCertificate.path, "--key-file", tls.serverKey.path,
+                "--trusted-ca-file", tls.certificates.ca.path,
+                "--peer-cert-file", tls.serverCertificate.path, "--peer-key-file", tls.serverKey.path,
+                "--peer-trusted-ca-file", tls.certificates.ca.path, "--peer-client-cert-auth",
+            ]
+            if tls.requiresClientCertificates { security.append("--client-cert-auth") }
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary ?? "/usr/bin/etcd")
+        let etcd = Self.binary ?? "/usr/bin/etcd"
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? etcd)
         process.arguments =
-            [
+            launcher.dropFirst() + (launcher.isEmpty ? [] : [etcd])
+            + [
                 "--name", member.name, "--data-dir", member.dataDirectory.path,
                 "--listen-client-urls", member.clientURL.absoluteString,
                 "--advertise-client-urls", member.clientURL.absoluteString,
-                "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
-                "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+                "--listen-peer-urls", "\(member.scheme)://\(member.host):\(member.peerPort)",
+                "--initial-advertise-peer-urls", "\(member.scheme)://\(member.host):\(member.peerPort)",
                 "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token", token,
                 // Generous for a loaded 2-core machine.
                 "--heartbeat-interval", "200", "--election-timeout", "2000",
                 "--log-level", "error", "--logger", "zap",
-            ] + extraArguments
+            ] + security + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -188,7 +241,8 @@ final class EtcdCluster: @unchecked Sendable {
     ) throws -> [String: Any] {
         // Not URLSession: on Linux it stops the process on etcd's error answers (see HTTPConnection).
         let answer = try HTTPConnection.post(
-            endpoint, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body), headers: headers,
+            endpoint, through: connector, path: "/v3/\(path)", body: try JSONSerialization.data(withJSONObject: body),
+            headers: headers,
             until: Date().addingTimeInterval(10))
         return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
     }

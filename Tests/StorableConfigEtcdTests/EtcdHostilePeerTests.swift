@@ -113,6 +113,9 @@ struct EtcdHostilePeerTests {
     @Test(arguments: ["dribble", "endless line"])
     func aWatchHeldByASlowOrEndlessMemberMovesToTheNext(kind: String) throws {
         guard EtcdCluster.unavailable == nil else { return }
+        // Pumping 64 MiB through one line, the fake member's sending included, is many times slower under
+        // ThreadSanitizer, and a race check adds nothing to it: EtcdAnswerTests's line-limit test runs there.
+        if kind == "endless line" && EtcdCluster.isRunningUnderThreadSanitizer { return }
         let cluster = try EtcdCluster()
         let member = FakeMember { request in
             guard request.path == "/v3/watch" else {

@@ -31,12 +31,22 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
     init(
-        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval,
-        watchIdleLimit: TimeInterval
+        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
+        timeout: TimeInterval, watchIdleLimit: TimeInterval
     ) throws {
         self.prefix = prefix
         self.watchIdleLimit = watchIdleLimit
-        client = EtcdClient(endpoints: endpoints, timeout: timeout, credentials: credentials)
+        var context: TLSContext?
+        if tls != nil || endpoints.contains(where: { $0.scheme == "https" }) {
+            do {
+                context = try TLSContext(tls ?? EtcdStore.TLS())
+            } catch {
+                throw StorableConfigError.reloadFailed(
+                    store: "etcd \(endpoints.map(\.absoluteString).joined(separator: ", "))", reason: "\(error)")
+            }
+        }
+        client = EtcdClient(
+            endpoints: endpoints, timeout: timeout, credentials: credentials, connector: Connector(tls: context))
         do {
             try readAll(deadline: Date().addingTimeInterval(3 * timeout))
         } catch let error as EtcdClient.ServerError {
@@ -74,15 +84,17 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// The storage for `endpoints`, `prefix` and the credentials, made if no store in the process uses it.
     static func storage(
-        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, timeout: TimeInterval,
-        watchIdleLimit: TimeInterval
+        endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
+        timeout: TimeInterval, watchIdleLimit: TimeInterval
     ) throws -> EtcdStorage {
         let name =
             endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
-            + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "")
+            + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "") + "|"
+            + (tls.map { [$0.caFile, $0.certificateFile, $0.keyFile].map { $0?.path ?? "-" }.joined(separator: "|") }
+                ?? "")
         if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
         let made = try EtcdStorage(
-            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
+            endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
             watchIdleLimit: watchIdleLimit)
         return shared.withLock { storages in
             if let existing = storages[name]?.storage {

@@ -14,8 +14,9 @@ import StorableConfig
 ///
 /// Each setting is one etcd key, the prefix followed by the setting's key byte for byte, whose value is the
 /// setting's JSON text, so `etcdctl get` shows readable JSON and `etcdctl put` of JSON text works. It speaks
-/// etcd's v3 JSON gateway over plain `http://` (loopback and private networks), with a small HTTP/1.1 client of
-/// its own: on Linux, URLSession stops the process on etcd's error answers. https is not supported.
+/// etcd's v3 JSON gateway over `http://` or `https://` (TLS with client certificates, ``TLS``), with a small
+/// HTTP/1.1 client of its own that keeps its connections: on Linux, URLSession stops the process on etcd's error
+/// answers. A password is never sent in clear text to another machine unless you say so.
 ///
 /// - **Reads** come from a local cache, filled by one range read of the prefix and kept current by one watch
 ///   on the prefix that starts at that read's revision + 1, so no change between the two is missed.
@@ -48,6 +49,37 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
         }
     }
 
+    /// What `https://` endpoints are checked against, and the client's certificate: the files etcdctl takes as
+    /// `--cacert`, `--cert` and `--key`, in PEM.
+    ///
+    /// ```swift
+    /// let tls = EtcdStore.TLS(
+    ///     caFile: URL(fileURLWithPath: "/etc/etcd/ca.pem"),
+    ///     certificateFile: URL(fileURLWithPath: "/etc/etcd/client.pem"),
+    ///     keyFile: URL(fileURLWithPath: "/etc/etcd/client-key.pem"))
+    /// let store = try EtcdStore(endpoints: [URL(string: "https://etcd-1.internal:2379")!], prefix: "prod/", tls: tls)
+    /// ```
+    ///
+    /// A member's certificate must chain to a certificate of `caFile` (the system's roots when it is `nil`) and
+    /// name the endpoint's host name or IP address; TLS 1.2 or later.
+    public struct TLS: Sendable, Hashable {
+        /// The CA certificates that members' certificates must chain to (etcdctl's `--cacert`); `nil` for the
+        /// system's.
+        public var caFile: URL?
+        /// The client's certificate, with any intermediates after it (etcdctl's `--cert`), for a cluster started
+        /// with `--client-cert-auth`.
+        public var certificateFile: URL?
+        /// The client certificate's private key, unencrypted (etcdctl's `--key`).
+        public var keyFile: URL?
+
+        /// TLS with these files; all optional.
+        public init(caFile: URL? = nil, certificateFile: URL? = nil, keyFile: URL? = nil) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
+
     /// The prefix of every key, as given.
     public let prefix: String
     /// The endpoints, in the order they are tried.
@@ -63,26 +95,55 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// values as changes when the cluster answers; ``isConnected`` tells which.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
+    ///
+    /// - Parameters:
+    ///   - endpoints: The members' client URLs, `http://` or `https://`.
+    ///   - prefix: What every key starts with.
+    ///   - credentials: A user and password for etcd's authentication.
+    ///   - tls: What `https://` endpoints are checked against, and the client certificate; the system's CAs and no
+    ///     client certificate when `nil`.
+    ///   - timeout: How long one request may take on one endpoint, all of it.
+    ///   - allowingPasswordOverPlainHTTP: Send `credentials` over `http://` to a host that is not this machine,
+    ///     where anyone on the path can read the password. Refused unless this is `true`.
     public convenience init(
-        endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, timeout: TimeInterval = 5
+        endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, tls: TLS? = nil,
+        timeout: TimeInterval = 5, allowingPasswordOverPlainHTTP: Bool = false
     ) throws {
         try self.init(
-            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
-            watchIdleLimit: EtcdWatcher.idleLimit)
+            endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
+            allowingPasswordOverPlainHTTP: allowingPasswordOverPlainHTTP, watchIdleLimit: EtcdWatcher.idleLimit)
     }
 
     /// The same, with the watch's idle limit (15 minutes) shortened, for the tests.
     init(
-        endpoints: [URL], prefix: String, credentials: Credentials?, timeout: TimeInterval,
-        watchIdleLimit: TimeInterval
+        endpoints: [URL], prefix: String, credentials: Credentials?, tls: TLS? = nil, timeout: TimeInterval,
+        allowingPasswordOverPlainHTTP: Bool = false, watchIdleLimit: TimeInterval
     ) throws {
         guard !endpoints.isEmpty else {
             throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
         }
+        if let credentials, !allowingPasswordOverPlainHTTP,
+            let exposed = endpoints.first(where: { $0.scheme == "http" && !Self.isThisMachine($0.host ?? "") })
+        {
+            throw StorableConfigError.reloadFailed(
+                store: "etcd \(exposed.absoluteString)",
+                reason: "the password of the user \(credentials.user) would go in clear text over http:// to "
+                    + "\(exposed.host ?? ""), which is not this machine, where anyone on the path can read it; use "
+                    + "https:// endpoints, or pass allowingPasswordOverPlainHTTP: true to send it all the same")
+        }
         self.prefix = prefix
         storage = try EtcdStorage.storage(
-            endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: timeout,
+            endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
             watchIdleLimit: watchIdleLimit)
+    }
+
+    /// Whether `host` is this machine: `localhost`, an address of 127.0.0.0/8, or `::1`. Decided from the text
+    /// alone: a name that the resolver might send here is not taken on trust.
+    static func isThisMachine(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" || bare == "0:0:0:0:0:0:0:1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// Whether the store has read the cluster at least once.

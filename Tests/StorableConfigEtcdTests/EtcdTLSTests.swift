@@ -1,0 +1,172 @@
+import Foundation
+import StorableConfig
+import StorableConfigTesting
+import Testing
+
+@testable import StorableConfigEtcd
+
+/// EtcdStore over https, against real etcd members started with `--cert-file`, `--key-file`,
+/// `--trusted-ca-file` and `--client-cert-auth` (and the peer equivalents), with certificates that `openssl` makes
+/// when the tests run.
+@Suite(.serialized)
+struct EtcdTLSTests {
+    /// The certificates, or `nil` (and a failure under CI) when the tests cannot run here.
+    static func certificates() throws -> TestCertificates? {
+        guard EtcdCluster.unavailable == nil else { return nil }
+        if let reason = TestCertificates.unavailable {
+            if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
+                Issue.record(Comment(rawValue: reason))
+            }
+            return nil
+        }
+        return try TestCertificates.shared.get()
+    }
+
+    private func waitFor(timeout: TimeInterval = 15, _ condition: () -> Bool) throws {
+        try EtcdStoreTests().waitFor(timeout: timeout, condition)
+    }
+
+    @Test func readsWritesTransactionsAndTheWatchWorkOverHTTPSWithAClientCertificate() throws {
+        guard let certificates = try Self.certificates() else { return }
+        let setup = EtcdCluster.TLSSetup(certificates)
+        let cluster = try EtcdCluster(tls: setup)
+        #expect(cluster.endpoints.allSatisfy { $0.scheme == "https" })
+        let endpoints = cluster.endpoints
+        try ConfigStoreConformance(makeStore: {
+            try EtcdStore(endpoints: endpoints, prefix: "tls-conformance/", tls: setup.clientTLS)
+        }).run()
+        let store = try EtcdStore(endpoints: endpoints, prefix: "tls/", tls: setup.clientTLS)
+        #expect(store.isConnected)
+        let limits = Limits(store: store)
+        limits.maxUploadMB = 80
+        #expect(try cluster.get("tls/etcd.Limits.maxUploadMB") == "80")
+        try cluster.put("tls/etcd.Limits.maxUploadMB", "81")
+        try waitFor { limits.maxUploadMB == 81 }
+        limits.$servers.upsert(Server(id: "a", port: 1))
+        #expect(limits.servers.count == 1)
+    }
+
+    @Test func aThreeMemberClusterOverHTTPSFailsOverAndTheWatchResumes() throws {
+        guard let certificates = try Self.certificates() else { return }
+        let setup = EtcdCluster.TLSSetup(certificates)
+        let cluster = try EtcdCluster(size: 3, tls: setup)
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "tls-failover/", tls: setup.clientTLS, timeout: 3)
+        let limits = Limits(store: store)
+        let seen = Locked<[Int]>([])
+        let token = limits.$maxUploadMB.observe { value in seen.withLock { $0.append(value) } }
+        try cluster.put("tls-failover/etcd.Limits.maxUploadMB", "60")
+        try waitFor { limits.maxUploadMB == 60 }
+        // The watch and the kept connections are on the first member: it dies.
+        cluster.stop(0)
+        // A put during the election is refused ("no leader"): wait for the new leader, as etcdctl's user would.
+        try cluster.waitUntilHealthy()
+        #expect(try cluster.put("tls-failover/etcd.Limits.maxUploadMB", "61") > 0)
+        try waitFor(timeout: 30) { limits.maxUploadMB == 61 }
+        limits.maxUploadMB = 62
+        #expect(try cluster.get("tls-failover/etcd.Limits.maxUploadMB") == "62")
+        #expect(seen.withLock { $0 }.contains(61))
+        token.cancel()
+    }
+
+    @Test func authenticationWorksOverHTTPS() throws {
+        guard let certificates = try Self.certificates() else { return }
+        var setup = EtcdCluster.TLSSetup(certificates)
+        // etcd takes a client certificate's common name as the user when one is shown; without
+        // --client-cert-auth the password decides.
+        setup.requiresClientCertificates = false
+        let cluster = try EtcdCluster(tls: setup)
+        try cluster.enableAuthentication(rootPassword: "tls-secret")
+        let store = try EtcdStore(
+            endpoints: cluster.endpoints, prefix: "tls-auth/", credentials: .init(user: "root", password: "tls-secret"),
+            tls: setup.clientTLS)
+        #expect(store.isConnected, "\(store.connectionProblem ?? "")")
+        Limits(store: store).maxUploadMB = 70
+        #expect(try cluster.get("tls-auth/etcd.Limits.maxUploadMB") == "70")
+    }
+
+    /// Each error names the endpoint and the cause, comes within the store's time limit, and leaves the store
+    /// unconnected (its configs on their defaults): nothing hangs or crashes.
+    @Test(arguments: ["another CA", "an expired certificate", "no client certificate"])
+    func aCertificateProblemIsNamedWithItsEndpointAndCause(problem: String) throws {
+        guard let certificates = try Self.certificates() else { return }
+        var setup = EtcdCluster.TLSSetup(certificates)
+        var client = setup.clientTLS
+        let expected: String
+        switch problem {
+        case "another CA":
+            client.caFile = certificates.otherCA
+            expected = "unable to get local issuer certificate"
+        case "an expired certificate":
+            (setup.serverCertificate, setup.serverKey) = certificates.expired
+            expected = "certificate has expired"
+        default:
+            client.certificateFile = nil
+            client.keyFile = nil
+            expected = "give certificateFile and keyFile"
+        }
+        // A member with an expired certificate is checked with a client that trusts it, as etcd's own health
+        // check would fail: start it and do not wait for health.
+        let cluster = try EtcdCluster(tls: setup, waitingUntilHealthy: problem != "an expired certificate")
+        if problem == "an expired certificate" { Thread.sleep(forTimeInterval: 1.5) }
+        let started = Date()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "tls-bad/", tls: client, timeout: 2)
+        #expect(Date().timeIntervalSince(started) < 7)
+        #expect(!store.isConnected)
+        let reason = store.connectionProblem ?? ""
+        #expect(reason.contains(expected), "\(reason)")
+        #expect(reason.contains(cluster.endpoints[0].absoluteString))
+        #expect(Limits(store: store).maxUploadMB == 50)
+        #expect(throws: (any Error).self) { try store.setValue(.int(1), forKey: "k") }
+    }
+
+    @Test(arguments: ["missing", "not PEM", "a key of another certificate"])
+    func aFileThatCannotBeUsedIsNamed(kind: String) throws {
+        guard let certificates = try Self.certificates() else { return }
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString).pem")
+        try Data("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n".utf8).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        var tls = EtcdStore.TLS(
+            caFile: certificates.ca, certificateFile: certificates.client.certificate, keyFile: certificates.client.key)
+        let named: String
+        switch kind {
+        case "missing":
+            tls.caFile = URL(fileURLWithPath: "/nonexistent/ca.pem")
+            named = "/nonexistent/ca.pem"
+        case "not PEM":
+            tls.certificateFile = garbage
+            named = garbage.path
+        default:
+            tls.keyFile = certificates.server.key
+            named = certificates.server.key.path
+        }
+        #expect {
+            try EtcdStore(
+                endpoints: [URL(string: "https://127.0.0.1:\(EtcdCluster.freePort())")!], prefix: "files/", tls: tls)
+        } throws: { error in
+            "\(error)".contains(named)
+        }
+    }
+
+    /// The demo's `etcds://` takes its files from the environment; a TLS failure exits 1 with the cause.
+    @Test func theDemoSpeaksHTTPSAndSaysWhyATLSConnectionFailed() throws {
+        guard let certificates = try Self.certificates() else { return }
+        let setup = EtcdCluster.TLSSetup(certificates)
+        let cluster = try EtcdCluster(tls: setup)
+        let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-tls/"
+        let files = [
+            "STORABLE_CONFIG_ETCD_CACERT": certificates.ca.path,
+            "STORABLE_CONFIG_ETCD_CERT": certificates.client.certificate.path,
+            "STORABLE_CONFIG_ETCD_KEY": certificates.client.key.path,
+        ]
+        let set = try EtcdStoreTests.runDemo(
+            ["--store", address, "set", "app.userName", "secure"], environment: files)
+        #expect(set.status == 0, "\(set.errorOutput)")
+        #expect(try cluster.get("/demo-tls/storable-config-demo.AppConfig.userName") == #""secure""#)
+        var wrong = files
+        wrong["STORABLE_CONFIG_ETCD_CACERT"] = certificates.otherCA.path
+        let refused = try EtcdStoreTests.runDemo(["--store", address, "get", "app.userName"], environment: wrong)
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("unable to get local issuer certificate"), "\(refused.errorOutput)")
+    }
+}

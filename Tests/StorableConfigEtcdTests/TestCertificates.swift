@@ -1,0 +1,122 @@
+import Foundation
+
+/// A CA, and certificates it signed, made with the `openssl` command-line tool (Debian's `openssl`) in a temporary
+/// directory when a test asks for them: what an operator makes for etcd's TLS, with etcd's own flags.
+final class TestCertificates: @unchecked Sendable {
+    let directory: URL
+
+    /// The CA's certificate: etcd's `--trusted-ca-file`, etcdctl's `--cacert`.
+    var ca: URL { file("ca.pem") }
+    /// The members' certificate and key, for 127.0.0.1 and localhost, for clients and peers alike.
+    var server: (certificate: URL, key: URL) { (file("server.pem"), file("server-key.pem")) }
+    /// A client certificate (CN root) and key: etcdctl's `--cert` and `--key`.
+    var client: (certificate: URL, key: URL) { (file("client.pem"), file("client-key.pem")) }
+    /// A certificate for 127.0.0.1 that expired in 2020.
+    var expired: (certificate: URL, key: URL) { (file("expired.pem"), file("expired-key.pem")) }
+    /// Another CA, which signed nothing the members show.
+    var otherCA: URL { file("other-ca.pem") }
+
+    static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Why these tests cannot run here (no `openssl`), or `nil`; a failure under CI.
+    static var unavailable: String? {
+        guard openssl == nil else { return nil }
+        return "openssl is not installed: apt-get install -y openssl"
+    }
+
+    /// Made once per test process: each `openssl` run takes a few milliseconds, the whole set under a second.
+    static let shared: Result<TestCertificates, EtcdTestError> = Result { try TestCertificates() }.mapError {
+        EtcdTestError(description: "\($0)")
+    }
+
+    private init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("certs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try makeCA("ca", name: "StorableConfig test CA")
+        try makeCA("other-ca", name: "Another CA")
+        try sign(
+            "server", name: "etcd member", alternativeNames: "IP:127.0.0.1,DNS:localhost",
+            usage: "serverAuth,clientAuth")
+        try sign("client", name: "root", alternativeNames: nil, usage: "clientAuth")
+        try signExpired("expired", alternativeNames: "IP:127.0.0.1,DNS:localhost")
+    }
+
+    private func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    private func makeCA(_ base: String, name: String) throws {
+        try run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", "\(base)-key.pem", "-out", "\(base).pem", "-days", "3", "-subj", "/CN=\(name)",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ])
+    }
+
+    private func request(_ base: String, name: String) throws {
+        try run([
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", "\(base)-key.pem", "-out", "\(base).csr", "-subj", "/CN=\(name)",
+        ])
+    }
+
+    private func extensions(_ base: String, alternativeNames: String?, usage: String) throws {
+        var text = "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+        text += "extendedKeyUsage=\(usage)\n"
+        if let alternativeNames { text += "subjectAltName=\(alternativeNames)\n" }
+        try text.write(to: file("\(base).ext"), atomically: true, encoding: .utf8)
+    }
+
+    private func sign(_ base: String, name: String, alternativeNames: String?, usage: String) throws {
+        try request(base, name: name)
+        try extensions(base, alternativeNames: alternativeNames, usage: usage)
+        try run([
+            "x509", "-req", "-in", "\(base).csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial",
+            "-out", "\(base).pem", "-days", "2", "-extfile", "\(base).ext",
+        ])
+    }
+
+    /// `openssl ca` can date a certificate in the past, which `openssl x509` cannot.
+    private func signExpired(_ base: String, alternativeNames: String) throws {
+        try request(base, name: "expired member")
+        try extensions(base, alternativeNames: alternativeNames, usage: "serverAuth,clientAuth")
+        let configuration = """
+            [ca]
+            default_ca = test
+            [test]
+            database = index.txt
+            new_certs_dir = .
+            serial = serial
+            default_md = sha256
+            policy = any
+            [any]
+            commonName = supplied
+            """
+        try configuration.write(to: file("ca.cnf"), atomically: true, encoding: .utf8)
+        try "".write(to: file("index.txt"), atomically: true, encoding: .utf8)
+        try "1000\n".write(to: file("serial"), atomically: true, encoding: .utf8)
+        try run([
+            "ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca-key.pem", "-in", "\(base).csr",
+            "-out", "\(base).pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+            "-extfile", "\(base).ext", "-notext",
+        ])
+    }
+
+    private func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.openssl ?? "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw EtcdTestError(
+                description: "openssl \(arguments.prefix(2).joined(separator: " ")) failed: "
+                    + String(decoding: message, as: UTF8.self))
+        }
+    }
+}
