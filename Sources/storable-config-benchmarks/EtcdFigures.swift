@@ -1,6 +1,7 @@
 // The figures of EtcdStore against a running cluster, given `--etcd <url>`:
 //
-//   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--json] [--quick]
+//   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--etcd-https URL] [--json]
+//       [--quick]
 //
 // An assignment against a bare URLSession put to the same cluster, a read against a read of the in-memory
 // store, and the time from an assignment here to an observer in another process (this executable, started as
@@ -110,7 +111,15 @@ func runEtcdFigures(_ arguments: [String], quick: Bool, machine: String) -> Neve
         FileHandle.standardError.write(Data("--etcd needs a URL, such as http://127.0.0.1:2379\n".utf8))
         exit(2)
     }
-    let rows = etcdFigures(url, quick: quick)
+    var https: URL?
+    if let index = arguments.firstIndex(of: "--etcd-https") {
+        guard index + 1 < arguments.count, let url = URL(string: arguments[index + 1]), url.scheme == "https" else {
+            FileHandle.standardError.write(Data("--etcd-https needs an https:// URL of the same cluster\n".utf8))
+            exit(2)
+        }
+        https = url
+    }
+    let rows = etcdFigures(url, https: https, quick: quick)
     if arguments.contains("--json") {
         print(jsonText(rows, machine: machine))
     } else {
@@ -119,7 +128,7 @@ func runEtcdFigures(_ arguments: [String], quick: Bool, machine: String) -> Neve
     exit(0)
 }
 
-func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
+func etcdFigures(_ url: URL, https: URL? = nil, quick: Bool) -> [Row] {
     let prefix = "storable-config-benchmarks-\(getpid())/"
     let store: EtcdStore
     do {
@@ -178,6 +187,7 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
         Row(
             operation: "assignment (etcd, median)", ours: median(ours), baselineName: "bare URLSession put",
             baseline: median(bare), target: .atMost(0.9)))
+    if let https { rows.append(httpsAssignmentRow(https, against: config, prefix: prefix, rounds: rounds)) }
 
     // Reads come from the config's own value, as with every store.
     var sink = 0
@@ -243,4 +253,43 @@ func etcdFigures(_ url: URL, quick: Bool) -> [Row] {
     urlSessionDelete(session, url, key: prefix, rangeEnd: String(prefix.dropLast()) + "0")
     urlSessionDelete(session, url, key: bareKey)
     return rows
+}
+
+/// `--etcd-https <url>`: an assignment over https against one over http to the same cluster, alternated. The
+/// CA, client certificate and key come from STORABLE_CONFIG_ETCD_CACERT, _CERT and _KEY, as the demo's do.
+func httpsAssignmentRow(_ url: URL, against plain: BenchConfig, prefix: String, rounds: Int) -> Row {
+    let environment = ProcessInfo.processInfo.environment
+    let file = { (name: String) in environment[name].map { URL(fileURLWithPath: $0) } }
+    let tls = EtcdStore.TLS(
+        caFile: file("STORABLE_CONFIG_ETCD_CACERT"), certificateFile: file("STORABLE_CONFIG_ETCD_CERT"),
+        keyFile: file("STORABLE_CONFIG_ETCD_KEY"))
+    let store: EtcdStore
+    do {
+        store = try EtcdStore(endpoints: [url], prefix: "https-" + prefix, tls: tls)
+    } catch {
+        fatalError("\(error)")
+    }
+    guard store.isConnected else {
+        FileHandle.standardError.write(Data("etcd at \(url.absoluteString): \(store.connectionProblem ?? "")\n".utf8))
+        exit(1)
+    }
+    let secure = BenchConfig(store: store)
+    var overHTTPS: [Double] = []
+    var overHTTP: [Double] = []
+    func time(_ config: BenchConfig, _ round: Int) -> Double {
+        let start = monotonicNanoseconds()
+        config.count = round
+        return Double(monotonicNanoseconds() - start)
+    }
+    for round in -10..<rounds {
+        let first = round & 1 == 0 ? time(secure, round) : time(plain, round)
+        let second = round & 1 == 0 ? time(plain, round) : time(secure, round)
+        guard round >= 0 else { continue }
+        overHTTPS.append(round & 1 == 0 ? first : second)
+        overHTTP.append(round & 1 == 0 ? second : first)
+    }
+    secure.reset()
+    return Row(
+        operation: "assignment over https (etcd, median)", ours: median(overHTTPS),
+        baselineName: "assignment over http", baseline: median(overHTTP), target: .atMost(1.15))
 }
