@@ -42,6 +42,12 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// suite opened with ``init(suiteName:saving:)``.
     private let domainName: String?
 
+    /// What this store last read or wrote for each key it was asked about: a `didChangeNotification` does not
+    /// say which keys changed, so the store compares.
+    let known = Locked<[String: StoredValue?]>([:])
+    /// The observer of `didChangeNotification` for `defaults`; set once, in `init`.
+    private var observation: (any NSObjectProtocol)?
+
     /// Creates a store over `defaults` that saves writes as `saving` says.
     public init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
         self.defaults = defaults
@@ -56,6 +62,15 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         } else {
             domainName = Self.suites.withLock { suites in suites.first { $0.value === defaults }?.key }
         }
+        observation = NotificationCenter.default.addObserver(
+            forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+        ) { [weak self] _ in
+            self?.defaultsDidChange()
+        }
+    }
+
+    deinit {
+        if let observation { NotificationCenter.default.removeObserver(observation) }
     }
 
     /// Creates a store over `UserDefaults.standard` that saves writes as `saving` says.
@@ -137,6 +152,15 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
 
     /// Returns the values stored for `keys`, as ``value(forKey:)`` reads them.
     public func values(forKeys keys: [String]) -> [String: StoredValue] {
+        let result = storedValues(forKeys: keys)
+        known.withLock { known in
+            for key in keys { known[key] = .some(result[key]) }
+        }
+        return result
+    }
+
+    /// The values stored for `keys`, as ``value(forKey:)`` reads them, without noting them as known.
+    func storedValues(forKeys keys: [String]) -> [String: StoredValue] {
         var result: [String: StoredValue] = [:]
         if let domainName {
             // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only
@@ -156,13 +180,17 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// Stores `value` for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the value could not be saved.
     public func setValue(_ value: StoredValue, forKey key: String) throws {
-        defaults.set(Self.propertyListValue(from: value), forKey: key)
+        let stored = Self.propertyListValue(from: value)
+        // Noted first: UserDefaults posts didChangeNotification from inside `set`, and this write is no news.
+        known.withLock { $0[key] = .some(Self.storedValue(from: stored)) }
+        defaults.set(stored, forKey: key)
         try persist(key: key)
     }
 
     /// Removes the value stored for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the removal could not be saved.
     public func removeValue(forKey key: String) throws {
+        known.withLock { $0[key] = .some(nil) }
         defaults.removeObject(forKey: key)
         try persist(key: key)
     }
@@ -173,7 +201,12 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        for (key, value) in values { defaults.set(Self.propertyListValue(from: value), forKey: key) }
+        let stored = values.mapValues(Self.propertyListValue(from:))
+        known.withLock { known in
+            for (key, value) in stored { known[key] = .some(Self.storedValue(from: value)) }
+            for key in keysToRemove { known[key] = .some(nil) }
+        }
+        for (key, value) in stored { defaults.set(value, forKey: key) }
         for key in keysToRemove { defaults.removeObject(forKey: key) }
         if let key = (Array(values.keys) + keysToRemove).min() { try persist(key: key) }
     }

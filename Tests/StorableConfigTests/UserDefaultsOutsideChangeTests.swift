@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// Values written straight into `UserDefaults` (an `@AppStorage` view, code that was not migrated, an extension
+/// writing the shared suite) reach the configs over it, through `didChangeNotification`, as Apple's Foundation
+/// posts it (``NotifyingDefaults``); the store's own writes are not announced twice.
+@Suite(.serialized)
+struct UserDefaultsOutsideChangeTests {
+    private static func withDefaults(_ body: (NotifyingDefaults) throws -> Void) throws {
+        let suite = "StorableConfigTests-outside-\(UUID().uuidString)"
+        let defaults = try #require(NotifyingDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        try body(defaults)
+    }
+
+    @Test func aValueWrittenStraightIntoUserDefaultsReachesTheConfigAndItsObservers() throws {
+        try Self.withDefaults { defaults in
+            let config = HandlerConfig(store: UserDefaultsStore(defaults))
+            let heard = Locked<[Int]>([])
+            let token = config.$volume.observe { value in heard.withLock { $0.append(value) } }
+            defaults.set(7, forKey: config.$volume.key)
+            #expect(config.volume == 7)
+            defaults.removeObject(forKey: config.$volume.key)
+            #expect(config.volume == 0)
+            #expect(heard.withLock { $0 } == [7, 0])
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test func theStoresOwnWritesAreHeardOnceNotEchoedAsOutsideChanges() throws {
+        try Self.withDefaults { defaults in
+            let store = UserDefaultsStore(defaults)
+            let config = HandlerConfig(store: store)
+            let other = HandlerConfig(store: UserDefaultsStore(defaults))
+            let heard = Locked<[Int]>([])
+            let token = other.$volume.observe { value in heard.withLock { $0.append(value) } }
+            for value in 1...5 { config.volume = value }
+            config.$volume.reset()
+            #expect(other.volume == 0)
+            #expect(heard.withLock { $0 } == [1, 2, 3, 4, 5, 0])
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    /// A handler on another thread writing at the same time as the config: both values are seen, and the config
+    /// ends on what `UserDefaults` holds.
+    @Test func outsideWritesOnAnotherThreadMeetTheConfigsOwnAndAgree() throws {
+        try Self.withDefaults { defaults in
+            let config = HandlerConfig(store: UserDefaultsStore(defaults))
+            let key = config.$lastChange.key
+            // UserDefaults is safe to use from several threads.
+            nonisolated(unsafe) let writer = defaults
+            let outside = Thread {
+                for round in 0..<200 { writer.set("outside \(round)", forKey: key) }
+            }
+            outside.start()
+            for round in 0..<200 { config.volume = round }
+            while !outside.isFinished { usleep(1_000) }
+            #expect(config.lastChange == defaults.string(forKey: key))
+            #expect(config.volume == 199)
+        }
+    }
+}
