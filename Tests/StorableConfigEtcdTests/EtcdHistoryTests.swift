@@ -159,7 +159,11 @@ extension EtcdStoreTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try JSONFileStore(url: directory.appendingPathComponent("settings.json"))
-        for store in [InMemoryStore(), file] as [any ConfigStore] {
+        let suite = "StorableConfigEtcdTests-history-\(UUID().uuidString)"
+        // Nothing is written to it, so no property list is made.
+        defer { UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite) }
+        let defaults = try #require(UserDefaultsStore(suiteName: suite))
+        for store in [InMemoryStore(), file, defaults] as [any ConfigStore] {
             let limits = Limits(store: store)
             await #expect {
                 _ = try await limits.$maxUploadMB.history(limit: 5)
