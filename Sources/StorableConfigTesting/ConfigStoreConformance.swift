@@ -21,7 +21,8 @@ import StorableConfig
 /// them at the end, so a store with other data in it can be checked. Checks of guarantees that a store
 /// documents as its own follow what it declares: concurrent read-modify-writes are checked when its
 /// ``StorableConfig/ConfigStore/updateAtomicity`` is
-/// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``, persistence when `persistent` is set.
+/// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``, persistence when `persistent` is set, history and
+/// conditional writes when it adopts ``StorableConfig/ConfigStoreHistory``.
 public struct ConfigStoreConformance: Sendable {
     /// Every check that failed, each a sentence naming the check, what was expected and what was found.
     public struct Failure: Error, CustomStringConvertible {
@@ -74,6 +75,11 @@ public struct ConfigStoreConformance: Sendable {
         if store is any SharedConfigStore {
             run.check("configs over two store objects for one storage see each other's writes") {
                 try $0.sharedStorageIsShared(try makeStore())
+            }
+        }
+        if let history = store as? any ConfigStoreHistory {
+            run.check("history lists values newest first, and a conditional write compares the revision") {
+                try $0.historyAndConditionalWritesHold(history)
             }
         }
         run.cleanUp()

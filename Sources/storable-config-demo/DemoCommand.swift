@@ -10,6 +10,8 @@ struct DemoCommand: Equatable {
         case importDocument(path: String, replace: Bool)
         case schema
         case watch
+        case history(String, limit: Int)
+        case rollback(String, revision: Int64)
         case help(String?)
     }
 
@@ -24,7 +26,9 @@ struct DemoCommand: Equatable {
         var message: String
     }
 
-    static let commands = ["list", "get", "set", "reset", "export", "import", "schema", "watch", "help"]
+    static let commands = [
+        "list", "get", "set", "reset", "export", "import", "schema", "watch", "history", "rollback", "help",
+    ]
 
     /// Parses the arguments after the program name.
     ///
@@ -40,6 +44,7 @@ struct DemoCommand: Equatable {
         var json = false
         var replace = false
         var includeSecrets = false
+        var limitText: String?
         var wantsHelp = false
         var positionals: [String] = []
         var index = 0
@@ -78,12 +83,20 @@ struct DemoCommand: Equatable {
                 replace = true
             case "--include-secrets":
                 includeSecrets = true
+            case "--limit":
+                guard index < arguments.count else {
+                    throw UsageError(message: "--limit needs a number: --limit <N>")
+                }
+                limitText = arguments[index]
+                index += 1
+            case _ where argument.hasPrefix("--limit="):
+                limitText = String(argument.dropFirst("--limit=".count))
             case "--help", "-h":
                 wantsHelp = true
             default:
                 throw UsageError(
                     message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), "
-                        + "--replace (for import), --include-secrets (for export), --help")
+                        + "--replace (for import), --include-secrets (for export), --limit <N> (for history), --help")
             }
         }
         let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
@@ -105,6 +118,10 @@ struct DemoCommand: Equatable {
         }
         if replace && command != "import" {
             throw UsageError(message: "--replace applies only to import: storable-config-demo import --replace <file>")
+        }
+        if limitText != nil && command != "history" {
+            throw UsageError(
+                message: "--limit applies only to history: storable-config-demo history <config>.<setting> --limit 5")
         }
         func expect(_ count: ClosedRange<Int>, _ synopsis: String) throws(UsageError) {
             guard count.contains(operands.count) else {
@@ -139,6 +156,24 @@ struct DemoCommand: Equatable {
         case "watch":
             try expect(0...0, "watch")
             action = .watch
+        case "history":
+            try expect(1...1, "history <config>.<setting> [--limit N]")
+            var limit = 10
+            if let limitText {
+                guard let number = Int(limitText), number > 0 else {
+                    throw UsageError(message: "--limit takes a whole number above 0, not '\(limitText)'")
+                }
+                limit = number
+            }
+            action = .history(operands[0], limit: limit)
+        case "rollback":
+            try expect(2...2, "rollback <config>.<setting> <revision>")
+            guard let revision = Int64(operands[1]), revision > 0 else {
+                throw UsageError(
+                    message:
+                        "rollback takes a revision, a whole number above 0 as history prints it, not '\(operands[1])'")
+            }
+            action = .rollback(operands[0], revision: revision)
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")

@@ -18,6 +18,11 @@ enum DemoHelp {
           import [--replace] <file>         apply a settings document (- reads standard input)
           schema                            print a JSON Schema of the settings file, for editors
           watch                             print each change as it happens, until stopped
+          history <config>.<setting> [--limit N]
+                                            earlier values an etcd store still keeps, newest first,
+                                            one line each: revision and value (10 by default)
+          rollback <config>.<setting> <revision>
+                                            set the value the setting had at that revision (etcd)
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -160,6 +165,35 @@ enum DemoHelp {
                 examples:
                   storable-config-demo import backup.json
                   storable-config-demo export | storable-config-demo import --replace - --store /tmp/copy.json
+                """
+        case "history":
+            return """
+                usage: storable-config-demo history <config>.<setting> [--limit N] --store etcd://...
+
+                Prints the values that the etcd cluster still keeps for the setting, newest first, one line
+                each: the revision of the change that wrote it (etcd's mod_revision) and the value, as get
+                prints it (<redacted> for a secret). The first line is the value the key holds now. The list
+                ends after N lines (10 by default), where the key was created, or where the cluster compacted
+                its history. A stored value that is not of the setting's type shows as its JSON text, marked.
+                A JSON file keeps no history: exit 1.
+
+                examples:
+                  storable-config-demo history app.volume --store etcd://127.0.0.1:2379/fleet/
+                  storable-config-demo history app.volume --limit 3 --store etcd://127.0.0.1:2379/fleet/
+                """
+        case "rollback":
+            return """
+                usage: storable-config-demo rollback <config>.<setting> <revision> --store etcd://...
+
+                Sets the value the setting's key had at the revision (as history prints them): an ordinary
+                assignment, checked like set's (app.volume must lie in 0...1), written in a transaction that
+                compares the key's revision, so that a change that lands meanwhile is never overwritten.
+                Exit 1, saying which, if the cluster compacted the revision away, the key changed meanwhile,
+                the key held no value then, or the value is not valid now. A JSON file keeps no history: exit 1.
+
+                examples:
+                  storable-config-demo history app.volume --store etcd://127.0.0.1:2379/fleet/
+                  storable-config-demo rollback app.volume 17 --store etcd://127.0.0.1:2379/fleet/
                 """
         default:
             return general

@@ -106,6 +106,10 @@ struct DemoTool {
             try importDocument(path: path, replace: replace)
         case .watch:
             watch()
+        case .history(let name, let limit):
+            try history(name, limit: limit)
+        case .rollback(let name, let revision):
+            try rollBack(name, to: revision)
         case .schema:
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):
@@ -359,7 +363,7 @@ struct DemoTool {
     }
 
     /// Finds `<config>.<setting>`, or fails naming what is valid.
-    private func setting(named name: String) throws(Failure) -> (name: String, setting: any AnySetting) {
+    func setting(named name: String) throws(Failure) -> (name: String, setting: any AnySetting) {
         let configNames = configs.map(\.name).joined(separator: ", ")
         guard let dot = name.firstIndex(of: ".") else {
             if let named = configs.first(where: { $0.name == name }) {

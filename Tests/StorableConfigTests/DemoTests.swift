@@ -158,6 +158,8 @@ struct DemoTests {
         #expect(setHelp.output.contains("examples:"))
         #expect(setHelp.output.contains("storable-config-demo set twitter.userName nkysu1"))
         #expect(try home.run("get", "--help").output.contains("usage: storable-config-demo get"))
+        #expect(try home.run("help", "history").output.contains("usage: storable-config-demo history"))
+        #expect(try home.run("rollback", "--help").output.contains("usage: storable-config-demo rollback"))
         #expect(!FileManager.default.fileExists(atPath: home.settingsFile.path))
     }
 
@@ -176,7 +178,8 @@ struct DemoTests {
         (["get", "app.userName", "--json"], "--json applies only to list"),
         (
             ["frobnicate"],
-            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, watch, help"
+            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, watch, history, "
+                + "rollback, help"
         ),
         (["--store"], "--store needs a path"),
         (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),
@@ -184,6 +187,10 @@ struct DemoTests {
         (["frobnicate", "--help"], "unknown command 'frobnicate'"),
         (["set", "app.userName", "a", "b"], "set has too many arguments"),
         (["set", "app.volume", "1e999"], "expected Double, a number"),
+        (["history", "app.volume", "--limit", "0"], "--limit takes a whole number above 0, not '0'"),
+        (["get", "app.volume", "--limit", "2"], "--limit applies only to history"),
+        (["rollback", "app.volume"], "rollback is missing an argument"),
+        (["rollback", "app.volume", "latest"], "rollback takes a revision, a whole number above 0"),
     ])
     func badInputIsAOneLineUsageErrorAndChangesNothing(arguments: [String], message: String) throws {
         let home = DemoHome()

@@ -44,4 +44,30 @@ public protocol AnySetting: AnyObject, Sendable {
     func assign(parsing text: String) throws
     /// Removes the stored value, so that the setting reads its default again.
     func reset()
+    /// The values the store still keeps for the setting, newest first, each as text in the form of
+    /// ``valueText``: see ``Setting/history(limit:)``.
+    /// - Throws: ``StorableConfigError/historyNotKept(store:)`` if the store keeps no history.
+    func historyTexts(limit: Int) async throws -> [SettingRevision<String>]
+    /// Assigns the value the setting's key held at `revision`, if the key is still at `seen`: see
+    /// ``Setting/rollBack(to:ifUnchangedSince:)``.
+    func rollBack(to revision: Int64, ifUnchangedSince seen: Int64?) async throws
+}
+
+extension AnySetting {
+    /// Throws ``StorableConfigError/readFailed(key:reason:)``: history is read for a ``Setting``, not for other
+    /// kinds of settings (a record collection).
+    public func historyTexts(limit: Int) async throws -> [SettingRevision<String>] {
+        throw historyUnsupported
+    }
+
+    /// Throws ``StorableConfigError/readFailed(key:reason:)``: only a ``Setting`` is rolled back, not other kinds
+    /// of settings (a record collection).
+    public func rollBack(to revision: Int64, ifUnchangedSince seen: Int64?) async throws {
+        throw historyUnsupported
+    }
+
+    private var historyUnsupported: StorableConfigError {
+        .readFailed(
+            key: key, reason: "history and rollback are for @Setting properties, not for a \(type(of: self))")
+    }
 }

@@ -25,7 +25,7 @@ extension Setting: AnySetting {
     /// `stored` as text that ``assign(parsing:)`` reads back as the same value: a string bare, unless the bare
     /// text reads as another value (`null` for a `String?`, `"a"` with its quotes for a `String`), then quoted as
     /// JSON (`"null"`, `"\"a\""`).
-    private func text(of stored: StoredValue) -> String {
+    func text(of stored: StoredValue) -> String {
         let text = Self.text(of: stored)
         guard case .string = stored, let reread = try? ValueTraits<Value>.shared.encode(parse(text)),
             reread != stored

@@ -59,6 +59,17 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// this process, declares as an earlier key of `currentKey` and moves values from: the setting reads and
     /// writes `currentKey` instead, so that no write through either config is lost.
     case earlierKeyInUse(className: String, key: String, currentKey: String, movedBy: String)
+    /// History or a rollback was asked of `store`, which keeps no earlier values (it does not adopt
+    /// ``ConfigStoreHistory``).
+    case historyNotKept(store: String)
+    /// `key` was to be rolled back to its value at `revision`, which the store no longer keeps (etcd compacted
+    /// it away); nothing was written.
+    case revisionCompacted(key: String, revision: Int64)
+    /// `key` held no value at `revision` (it did not exist yet, or had been removed); nothing was written.
+    case noValueAtRevision(key: String, revision: Int64)
+    /// `key` changed after the caller looked at it at revision `seen`, and is at `current` now (`nil`: it was
+    /// removed): a rollback does not overwrite that change, and nothing was written.
+    case changedSinceRevision(key: String, seen: Int64, current: Int64?)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -72,6 +83,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             key
         case .migrationFailed(_, _, let key, _): key
         case .earlierKeyInUse(_, let key, _, _): key
+        case .revisionCompacted(let key, _), .noValueAtRevision(let key, _), .changedSinceRevision(let key, _, _): key
         default: nil
         }
     }
@@ -123,6 +135,18 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
                 + "and moves values from; while this storage is in use, \(className) reads and writes "
                 + "'\(currentKey)' instead, so that no write through either config is lost. Give \(className) the "
                 + "new key, or stop creating it."
+        case .historyNotKept(let store):
+            "The store \(store) keeps no history of values: only a store that keeps earlier revisions, such as EtcdStore, can "
+                + "list them or roll a setting back."
+        case .revisionCompacted(let key, let revision):
+            "The value of '\(key)' at revision \(revision) is no longer kept (the store compacted its history past "
+                + "it); nothing was written."
+        case .noValueAtRevision(let key, let revision):
+            "'\(key)' held no value at revision \(revision); nothing was written."
+        case .changedSinceRevision(let key, let seen, let current):
+            "'\(key)' changed after revision \(seen), and "
+                + (current.map { "is at revision \($0) now" } ?? "has been removed since")
+                + "; the rollback was not written, so that it does not overwrite that change."
         }
     }
 

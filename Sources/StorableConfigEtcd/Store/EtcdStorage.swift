@@ -300,7 +300,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// Writes `puts` and `deletes` in one transaction, if `compares` hold; returns whether it was applied.
     @discardableResult
-    private func commit(
+    func commit(
         puts: [String: StoredValue], deletes: [String], compares: [[String: Any]] = []
     ) throws -> Bool {
         try checkOperationCount(puts.count + deletes.count, what: "a write of \(puts.count + deletes.count) keys")
