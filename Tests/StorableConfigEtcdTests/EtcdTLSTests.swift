@@ -59,8 +59,9 @@ struct EtcdTLSTests {
         try waitFor { limits.maxUploadMB == 60 }
         // The watch and the kept connections are on the first member: it dies.
         cluster.stop(0)
-        // A put during the election is refused ("no leader"): wait for the new leader, as etcdctl's user would.
-        try cluster.waitUntilHealthy()
+        // A put during the election is refused ("no leader"): wait for the new leader, as etcdctl's user would
+        // (generously: an election on a loaded 2-core machine, with TLS between the members, can take a while).
+        try cluster.waitUntilHealthy(timeout: 90)
         #expect(try cluster.put("tls-failover/etcd.Limits.maxUploadMB", "61") > 0)
         try waitFor(timeout: 30) { limits.maxUploadMB == 61 }
         limits.maxUploadMB = 62
