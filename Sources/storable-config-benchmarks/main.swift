@@ -67,7 +67,8 @@ func firstInit(_ count: Int, _ kind: String) -> Double {
     var samples: [Double] = []
     for _ in 0..<(quick ? 3 : 7) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        // Bundle.main knows this program's path on Linux and on macOS (which has no /proc).
+        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["first-init", String(count), kind]
         let pipe = Pipe()
         process.standardOutput = pipe

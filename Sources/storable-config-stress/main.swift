@@ -84,7 +84,7 @@ func store(for location: String) -> any ConfigStore {
 }
 
 /// The path of this program, to start children of it.
-let selfPath = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+let selfPath = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).path
 
 func spawn(_ arguments: [String], output pipe: Pipe? = nil) -> Process {
     let process = Process()

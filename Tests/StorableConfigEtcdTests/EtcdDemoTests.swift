@@ -70,7 +70,15 @@ extension EtcdStoreTests {
     }
 
     private static func builtDemo() throws -> URL {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        #if canImport(Darwin)
+            // The test bundle sits beside the products; the running executable is Xcode's or SwiftPM's runner.
+            let running =
+                Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
+                ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        #else
+            let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        #endif
+        var directory = running.deletingLastPathComponent()
         for _ in 0..<5 {
             let candidate = directory.appendingPathComponent("storable-config-demo")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }

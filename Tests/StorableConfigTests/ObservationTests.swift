@@ -117,6 +117,7 @@ struct ObservationTests {
         #expect(seen.elements == ["a", "b"])
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func observationTrackingFiresForTheSettingReadAndNotForOthers() {
         let config = AppConfig(store: InMemoryStore())
         let fired = Recorder<Bool>()
@@ -134,6 +135,7 @@ struct ObservationTests {
     // Writes skip the registrar until the framework has tracked a setting once (ObservedSetting): a tracking
     // that begins after many untracked writes must still hear the next one. (Run alone, this test starts
     // with the flag clear.)
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func observationTrackingBegunAfterUntrackedWritesFires() {
         let config = AppConfig(store: InMemoryStore())
         for index in 0..<100 { config.userName = "untracked \(index)" }

@@ -94,10 +94,14 @@ func jsonObject(at url: URL) throws -> [String: Any] {
 
 /// The path of an executable built from this package, found beside the running test binary.
 func builtProduct(_ name: String) throws -> URL {
-    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let start =
-        FileManager.default.fileExists(atPath: running.path)
-        ? running : URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    #if canImport(Darwin)
+        // The test bundle sits beside the products; the running executable is Xcode's or SwiftPM's runner.
+        let start =
+            Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    #else
+        let start = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #endif
     var directory = start.deletingLastPathComponent()
     for _ in 0..<5 {
         let candidate = directory.appendingPathComponent(name)

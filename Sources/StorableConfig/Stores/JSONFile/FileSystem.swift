@@ -87,7 +87,7 @@ enum FileSystem {
                 let modified = info.st_mtim
             #endif
             let stamp = Stamp(
-                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                device: UInt64(bitPattern: Int64(info.st_dev)), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                 modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
             return .file(stamp, permissions: info.st_mode & 0o777)
         default: return .other
