@@ -54,7 +54,9 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         self.saving = saving
         if defaults === UserDefaults.standard {
             #if canImport(Darwin)
-                domainName = Bundle.main.bundleIdentifier
+                // A command-line tool has no bundle identifier: `UserDefaults.standard` then writes the domain
+                // named after the process (~/Library/Preferences/<processName>.plist).
+                domainName = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
             #else
                 // What corelibs Foundation names the application's domain (its file is `<processName>.plist`).
                 domainName = "kCFPreferencesCurrentApplication"
