@@ -32,7 +32,9 @@ enum DemoHelp {
                                 the same, as a file URL
           --store etcd://host:port[,host:port...][/prefix/]
                                 use an etcd cluster; the path is the keys' prefix. Credentials come from
-                                STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD
+                                STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD; with
+                                STORABLE_CONFIG_ETCD_SNAPSHOT=<file> it keeps a last-known-good copy there
+                                (mode 0600) and reads it while no member answers (writes still fail)
                                 (any other scheme://, such as http:// or redis://, is refused: exit 2)
           --<config>-config-<setting>=<value>
                                 override a setting for this run, never stored (--app-config-user-name=x); the

@@ -37,7 +37,8 @@ struct DemoTool {
 
     /// `etcd://127.0.0.1:2379,127.0.0.1:22379/fleet/`: the endpoints, and the path (leading slash included) as
     /// the prefix. Credentials come from the environment (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD), never from
-    /// the command line.
+    /// the command line; so does the snapshot's path (STORABLE_CONFIG_ETCD_SNAPSHOT), with which the demo works
+    /// from the last known values while no member answers.
     private static func openEtcd(_ location: String) throws(Failure) -> EtcdStore {
         let rest = location.dropFirst("etcd://".count)
         let hosts = rest.prefix { $0 != "/" }
@@ -50,12 +51,18 @@ struct DemoTool {
         let credentials = environment["STORABLE_CONFIG_ETCD_USER"].map { user in
             EtcdStore.Credentials(user: user, password: environment["STORABLE_CONFIG_ETCD_PASSWORD"] ?? "")
         }
+        let snapshot = environment["STORABLE_CONFIG_ETCD_SNAPSHOT"].flatMap { path in
+            path.isEmpty ? nil : URL(fileURLWithPath: path)
+        }
         let store: EtcdStore
         do {
-            store = try EtcdStore(endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: 3)
+            store = try EtcdStore(
+                endpoints: endpoints, prefix: prefix, credentials: credentials, timeout: 3, snapshot: snapshot)
         } catch {
             throw Failure(message: "cannot use etcd at \(hosts): \(error)")
         }
+        // Started from the snapshot: the store has said so (a warning), and a write fails as it would.
+        if case .snapshot = store.source { return store }
         guard store.isConnected else {
             throw Failure(
                 message: "cannot read etcd at \(endpoints.map(\.absoluteString).joined(separator: ", ")): "
