@@ -179,7 +179,7 @@ struct EtcdSnapshot: Equatable {
             if !closed { close(descriptor) }
         }
         do {
-            // The mode is 0600 whatever the umask; an existing file's owner-only mode is not widened by the rename.
+            // Exactly 0600, whatever the umask did to open's mode: the file holds secrets in clear.
             guard fchmod(descriptor, 0o600) == 0 else { throw Self.failure("setting the mode of", temporary) }
             let bytes = Array(jsonText().utf8)
             var written = 0
@@ -216,13 +216,14 @@ struct EtcdSnapshot: Equatable {
         let kept = url.deletingLastPathComponent().appendingPathComponent(
             url.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
         let moved = rename(url.path, kept.path) == 0
+        let cause = moved ? "" : String(cString: strerror(errno))
         StorableConfig.errorHandler(
             .reloadFailed(
                 store: store,
                 reason: "the snapshot \(url.path) was not used: \(reason); "
                     + (moved
                         ? "it was set aside as \(kept.lastPathComponent)"
-                        : "setting it aside failed (\(String(cString: strerror(errno)))), so the next snapshot "
+                        : "setting it aside failed (\(cause)), so the next snapshot "
                             + "replaces it")
                     + "; \(outcome)"))
     }
