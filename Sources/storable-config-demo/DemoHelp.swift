@@ -39,7 +39,9 @@ enum DemoHelp {
                                 use an etcd cluster; the path is the keys' prefix. Credentials come from
                                 STORABLE_CONFIG_ETCD_USER and STORABLE_CONFIG_ETCD_PASSWORD; a password is
                                 not sent over etcd:// to another machine unless
-                                STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD=1
+                                STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD=1; with
+                                STORABLE_CONFIG_ETCD_SNAPSHOT=<file> it keeps a last-known-good copy there
+                                (mode 0600) and reads it while no member answers (writes still fail)
           --store etcds://host:port[,host:port...][/prefix/]
                                 the same over https: the CA, client certificate and key files (PEM) come
                                 from STORABLE_CONFIG_ETCD_CACERT, STORABLE_CONFIG_ETCD_CERT and

@@ -37,7 +37,9 @@ struct DemoTool {
 
     /// `etcd://127.0.0.1:2379,127.0.0.1:22379/fleet/` (or `etcds://` for https): the endpoints, and the path
     /// (leading slash included) as the prefix. Credentials and TLS files come from the environment
-    /// (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD, ..._CACERT, ..._CERT, ..._KEY), never from the command line.
+    /// (STORABLE_CONFIG_ETCD_USER, ..._PASSWORD, ..._CACERT, ..._CERT, ..._KEY), never from the command line; so
+    /// does the snapshot's path (STORABLE_CONFIG_ETCD_SNAPSHOT), with which the demo works from the last known
+    /// values while no member answers.
     private static func openEtcd(_ location: String) throws(Failure) -> EtcdStore {
         let secure = location.lowercased().hasPrefix("etcds://")
         let rest = location.dropFirst(secure ? "etcds://".count : "etcd://".count)
@@ -60,6 +62,7 @@ struct DemoTool {
         do {
             store = try EtcdStore(
                 endpoints: endpoints, prefix: prefix, credentials: credentials, tls: secure ? tls : nil, timeout: 3,
+                snapshot: file("STORABLE_CONFIG_ETCD_SNAPSHOT"),
                 allowingPasswordOverPlainHTTP: environment["STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD"] == "1")
         } catch {
             let hint =
@@ -67,6 +70,8 @@ struct DemoTool {
                 ? "; to send it all the same, set STORABLE_CONFIG_ETCD_ALLOW_PLAIN_PASSWORD=1, or use etcds://" : ""
             throw Failure(message: "cannot use etcd at \(hosts): \(error)\(hint)")
         }
+        // Started from the snapshot: the store has said so (a warning), and a write fails as it would.
+        if case .snapshot = store.source { return store }
         guard store.isConnected else {
             throw Failure(
                 message: "cannot read etcd at \(endpoints.map(\.absoluteString).joined(separator: ", ")): "

@@ -36,6 +36,28 @@ extension EtcdStoreTests {
         #expect(result.errorOutput.contains("127.0.0.1:\(port)"))
     }
 
+    @Test func theDemoStartsFromItsSnapshotWhileNoMemberAnswers() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let directory = SnapshotDirectory()
+        let path = directory.url.appendingPathComponent("demo-snapshot.json")
+        let cluster = try EtcdCluster()
+        let store = "etcd://127.0.0.1:\(cluster.members[0].clientPort)/fleet/"
+        let environment = ["STORABLE_CONFIG_ETCD_SNAPSHOT": path.path]
+        try cluster.put("/fleet/storable-config-demo.AppConfig.volume", "0.4")
+        #expect(try Self.runDemo(["get", "app.volume", "--store", store], environment: environment).output == "0.4\n")
+        #expect(Self.mode(of: path) == 0o600)
+        cluster.stop(0)
+        let offline = try Self.runDemo(["get", "app.volume", "--store", store], environment: environment)
+        #expect(offline.status == 0)
+        #expect(offline.output == "0.4\n")
+        #expect(offline.errorOutput.contains("starts from its snapshot"))
+        let write = try Self.runDemo(["set", "app.volume", "0.9", "--store", store], environment: environment)
+        #expect(write.status == 1)
+        #expect(write.errorOutput.contains("127.0.0.1:\(cluster.members[0].clientPort)"))
+        // Without the snapshot, as before: no member answers, exit 1.
+        #expect(try Self.runDemo(["get", "app.volume", "--store", store]).status == 1)
+    }
+
     private func demo(_ arguments: [String], output: Pipe) throws -> Process {
         let process = Process()
         process.executableURL = try Self.builtDemo()

@@ -88,13 +88,15 @@ struct EtcdStoreTests {
         }
     }
 
-    @Test func aConfigOnAClusterThatDoesNotAnswerReadsItsDefaultsAndKeepsAnAssignmentItReports() throws {
+    @Test func aConfigOnAClusterThatDoesNotAnswerReadsItsDefaultsAndAnAssignmentIsReportedAndNotBelieved() throws {
         EtcdReports.install()
         let port = EtcdCluster.freePort()
-        let limits = Limits(store: try EtcdStore(endpoints: [URL(string: "http://127.0.0.1:\(port)")!], timeout: 1))
+        let store = try EtcdStore(endpoints: [URL(string: "http://127.0.0.1:\(port)")!], timeout: 1)
+        let limits = Limits(store: store)
         #expect(limits.maxUploadMB == 50)
+        #expect(store.source == .none)
         limits.maxUploadMB = 80
-        #expect(limits.maxUploadMB == 80)
+        #expect(limits.maxUploadMB == 50)
         let reported = EtcdReports.mentioning("127.0.0.1:\(port)")
         #expect(reported.count == 1)
         #expect(reported.allSatisfy { $0.contains("'etcd.Limits.maxUploadMB'") && $0.contains("failed") })

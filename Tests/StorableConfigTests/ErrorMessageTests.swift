@@ -97,8 +97,9 @@ struct ErrorMessageTests {
     @Test(arguments: [
         (
             StorableConfigError.writeFailed(key: "k", reason: "The file doesn’t exist."),
-            "Writing 'k' to the store failed (The file doesn’t exist); the setting reads the new value, but the "
-                + "stored value stays the previous one until a later write succeeds."
+            "Writing 'k' to the store failed (The file doesn’t exist); the stored value stays the previous one "
+                + "until a later write succeeds, and the setting reads the new value meanwhile, unless the store "
+                + "keeps no failed writes (as a shared cluster's does): then it reads the stored value."
         ),
         (
             StorableConfigError.fileUnusable(

@@ -23,7 +23,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// The store failed to read `key`; the setting keeps the value it had (its default, when loading).
     case readFailed(key: String, reason: String)
     /// The store failed to write `key`; the setting reads the assigned value, while the durable storage
-    /// still holds the previous one (until a later write succeeds, for a store that retries).
+    /// still holds the previous one (until a later write succeeds, for a store that retries), unless the
+    /// store keeps no failed writes (``ConfigStore/keepsFailedWrites``): then it reads the stored value.
     case writeFailed(key: String, reason: String)
     /// The store failed to reload from its storage.
     case reloadFailed(store: String, reason: String)
@@ -100,8 +101,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .readFailed(let key, let reason):
             "Reading '\(key)' from the store failed (\(Self.clause(reason))); the setting keeps its current value."
         case .writeFailed(let key, let reason):
-            "Writing '\(key)' to the store failed (\(Self.clause(reason))); the setting reads the new value, but the "
-                + "stored value stays the previous one until a later write succeeds."
+            "Writing '\(key)' to the store failed (\(Self.clause(reason))); the stored value stays the previous one "
+                + "until a later write succeeds, and the setting reads the new value meanwhile, unless the store keeps "
+                + "no failed writes (as a shared cluster's does): then it reads the stored value."
         case .reloadFailed(let store, let reason):
             "Reloading \(store) failed (\(Self.clause(reason))); the settings keep their current values."
         case .invalidText(let key, let text, let expected):

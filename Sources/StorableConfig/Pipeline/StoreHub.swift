@@ -155,7 +155,10 @@ final class StoreHub: @unchecked Sendable {
     /// Applies `changes` to `store`, then tells every other config bound to the storage.
     ///
     /// A store that fails keeps its old value; the failure is reported, and the new value is still
-    /// delivered, so that every config in the process reads what was assigned.
+    /// delivered, so that every config in the process reads what was assigned, unless the store does not keep
+    /// failed writes (``ConfigStore/keepsFailedWrites``): then nobody is handed the value, and every config
+    /// reads the keys from the store again, numbered after the write, so that the writer's own setting goes
+    /// back too.
     func write<Changes: Collection<SettingChange>>(
         _ changes: Changes, to store: any ConfigStore, from origin: ObjectIdentifier
     ) -> UInt64 {
@@ -191,6 +194,10 @@ final class StoreHub: @unchecked Sendable {
         if let failure {
             for change in changes {
                 StorableConfig.report(.writeFailed(key: change.key, reason: "\(failure)"))
+            }
+            if !store.keepsFailedWrites {
+                storageChanged(keys: Set(call.storeKeys))
+                return version
             }
         }
         for target in targets {
@@ -229,6 +236,10 @@ final class StoreHub: @unchecked Sendable {
         }
         if let failure {
             StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
+            if !store.keepsFailedWrites {
+                storageChanged(keys: [storeKey])
+                return version
+            }
         }
         if !targets.isEmpty {
             let typed: any Sendable = typedValue

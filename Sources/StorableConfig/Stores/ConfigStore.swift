@@ -34,7 +34,8 @@
 /// - **Durability**: when a change is safe (on disk before the call returns, committed by a quorum, in
 ///   memory only).
 /// - **Failure**: what the storage holds after a write throws. A file can promise the previous value; a
-///   network store cannot, because a timeout can come after the commit.
+///   network store cannot, because a timeout can come after the commit. ``keepsFailedWrites`` says what the
+///   configs in this process read then.
 /// - **Atomicity across processes**: ``updateAtomicity``.
 /// - **Outside changes**: how changes made by others become visible (``reload()``, a watch).
 public protocol ConfigStore: AnyObject, Sendable {
@@ -84,6 +85,18 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// Whether ``updateValues(forKeys:_:)`` is atomic against writers in other processes. The default is
     /// ``ConfigStoreAtomicity/withinProcess``.
     var updateAtomicity: ConfigStoreAtomicity { get }
+
+    /// Whether an assigned value whose write failed stays visible in this process.
+    ///
+    /// Either way the failure is reported (``StorableConfigError/writeFailed(key:reason:)``) and the store is
+    /// asked for nothing more. `true`, the default: every config on the storage reads the assigned value, in
+    /// memory only, until the key's next change (a store may write it later, as ``JSONFileStore`` does with its
+    /// next write). `false`: every config reads the key from the store again, so the setting goes back to the
+    /// value the store holds and observers are told of no change; a store that other servers share (a fleet's
+    /// etcd) chooses it, because a value that one process believes and the others do not is worse than a failed
+    /// write. Only a write that failed is affected: a failed read-modify-write (``updateValues(forKeys:_:)``)
+    /// always leaves the configs on what the store holds.
+    var keepsFailedWrites: Bool { get }
 
     /// Re-reads the underlying storage so that changes made by others become visible.
     ///
@@ -167,6 +180,9 @@ extension ConfigStore {
 
     /// ``ConfigStoreAtomicity/withinProcess``.
     public var updateAtomicity: ConfigStoreAtomicity { .withinProcess }
+
+    /// `true`: a value whose write failed stays visible in this process.
+    public var keepsFailedWrites: Bool { true }
 
     /// Does nothing.
     public func reload() throws {}

@@ -33,6 +33,15 @@ enum EtcdAnswer {
         return revision
     }
 
+    /// The cluster's id in an answer's header (a decimal string, as the gateway sends 64-bit integers), or ""
+    /// if there is none that etcd would send.
+    static func clusterID(of answer: [String: Any]) -> String {
+        guard let id = (answer["header"] as? [String: Any])?["cluster_id"] as? String, !id.isEmpty, id.count <= 20,
+            id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return "" }
+        return id
+    }
+
     /// The entries of a `kv/range` answer that are under `prefix`, and the revision the read was at.
     /// - Throws: ``Malformed`` if the answer is not one etcd sends: no header revision, `kvs` that is not a list of
     ///   objects, a key that is not base64, or a `mod_revision` that is not after 0 and at most the header's.

@@ -10,10 +10,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     let prefix: String
 
     let client: EtcdClient
-    private let lock = NSLock()
+    let lock = NSLock()
     /// By setting key (without the prefix): the JSON text (or why it cannot be read), `nil` for a deleted key,
     /// and its revision.
-    private var cache: [String: (value: EtcdAnswer.Value?, revision: Int64)] = [:]
+    var cache: [String: (value: EtcdAnswer.Value?, revision: Int64)] = [:]
     /// The revision up to which the cache is complete.
     private(set) var revision: Int64 = 0
     /// Revisions of this store's own writes, whose watch events need not be announced.
@@ -21,6 +21,14 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     private var watcher: EtcdWatcher?
     /// Why the last read of the prefix failed, until one succeeds.
     private var readProblem: String?
+    /// The cluster's `header.cluster_id`, from the last read of the prefix.
+    var clusterID = ""
+    /// The snapshot the cache was filled from, until the first read of the prefix replaces it whole.
+    var seededFrom: (revision: Int64, written: Date)?
+    /// The cluster a snapshot found at start was taken of, until the first read of the prefix compares it.
+    var snapshotClusterID: String?
+    /// Writes the snapshot, if the store keeps one.
+    private(set) var snapshotWriter: EtcdSnapshotWriter?
 
     /// Connects to the cluster at `endpoints` and reads every key under `prefix`.
     ///
@@ -32,7 +40,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     ///   the cluster refuses the credentials.
     init(
         endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
-        timeout: TimeInterval, watchIdleLimit: TimeInterval
+        timeout: TimeInterval, watchIdleLimit: TimeInterval, snapshot: URL? = nil
     ) throws {
         self.prefix = prefix
         self.watchIdleLimit = watchIdleLimit
@@ -47,12 +55,22 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         }
         client = EtcdClient(
             endpoints: endpoints, timeout: timeout, credentials: credentials, connector: Connector(tls: context))
+        let found = snapshot.flatMap(usableSnapshot(at:))
+        snapshotClusterID = found?.clusterID
+        snapshotWriter = snapshot.map { EtcdSnapshotWriter(url: $0, storage: self) }
         do {
             try readAll(deadline: Date().addingTimeInterval(3 * timeout))
         } catch let error as EtcdClient.ServerError {
             throw StorableConfigError.reloadFailed(store: description, reason: "\(error)")
         } catch {
-            // Unreachable, or no member gave etcd's answer: start empty; the watcher keeps trying.
+            // Unreachable, or no member gave etcd's answer: start from the snapshot, or empty; the watcher keeps
+            // trying.
+            if let found { seed(from: found, outage: error) }
+        }
+        // A store that read the cluster has its snapshot on disk when it is made: a process that stops at once
+        // leaves one.
+        if let snapshotWriter, isConnected, snapshotWriter.takeScheduled(), let contents = snapshotContents() {
+            snapshotWriter.write(contents, store: description)
         }
         let watcher = EtcdWatcher(store: self)
         lock.withLock { self.watcher = watcher }
@@ -61,6 +79,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     deinit {
         watcher?.stop()
+        if let snapshotWriter, snapshotWriter.takeScheduled(), let snapshot = snapshotContents() {
+            snapshotWriter.write(snapshot, store: description)
+        }
     }
 
     /// Whether the store has read the cluster at least once.
@@ -83,19 +104,22 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     private static let shared = Locked<[String: Weak]>([:])
 
     /// The storage for `endpoints`, `prefix` and the credentials, made if no store in the process uses it.
+    /// A store with a snapshot has a storage of its own, which no store without one, or with another file,
+    /// shares: two storages writing one file would each replace the other's, and a store created without a
+    /// snapshot would otherwise get one, or not, by whichever store came first.
     static func storage(
         endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
-        timeout: TimeInterval, watchIdleLimit: TimeInterval
+        timeout: TimeInterval, watchIdleLimit: TimeInterval, snapshot: URL? = nil
     ) throws -> EtcdStorage {
         let name =
             endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
             + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "") + "|"
             + (tls.map { [$0.caFile, $0.certificateFile, $0.keyFile].map { $0?.path ?? "-" }.joined(separator: "|") }
-                ?? "")
+                ?? "") + "|" + (snapshot?.standardizedFileURL.path ?? "")
         if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
         let made = try EtcdStorage(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
-            watchIdleLimit: watchIdleLimit)
+            watchIdleLimit: watchIdleLimit, snapshot: snapshot)
         return shared.withLock { storages in
             if let existing = storages[name]?.storage {
                 made.watcherObject?.stop()
@@ -200,6 +224,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     /// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``: a transaction comparing revisions.
     var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
 
+    /// `false`: a value that the cluster did not take is believed by no config in this process.
+    var keepsFailedWrites: Bool { false }
+
     /// Reads every key under the prefix again.
     func reload() throws {
         _ = try readAll()
@@ -236,19 +263,31 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         if let atRevision { request["revision"] = String(atRevision) }
         let revisionBefore = watchRevision
         let read: (revision: Int64, entries: [String: EtcdAnswer.Entry])
+        let readClusterID: String
         do {
-            read = try client.call("kv/range", request, deadline: deadline, first: first) { [prefix] in
-                try EtcdAnswer.range($0, prefix: prefix)
+            (read, readClusterID) = try client.call("kv/range", request, deadline: deadline, first: first) {
+                [prefix] in (try EtcdAnswer.range($0, prefix: prefix), EtcdAnswer.clusterID(of: $0))
             }
         } catch {
             lock.withLock { readProblem = "\(error)" }
             throw error
         }
         let readRevision = atRevision ?? read.revision
-        let resetting = atRevision == nil && readRevision < revisionBefore
-        if resetting { reportRevisionBehind(readRevision, storeRevision: revisionBefore) }
+        let behind = atRevision == nil && readRevision < revisionBefore
+        if behind { reportRevisionBehind(readRevision, storeRevision: revisionBefore) }
+        // A cache filled from a snapshot is replaced whole: a key it holds that the cluster no longer has is
+        // deleted, whatever its revision.
+        let (resetting, snapshotOfAnotherCluster) = lock.withLock { () -> (Bool, String?) in
+            defer { snapshotClusterID = nil }
+            let other = snapshotClusterID.flatMap { $0 != readClusterID && !readClusterID.isEmpty ? $0 : nil }
+            return (behind || seededFrom != nil, other)
+        }
+        if let snapshotOfAnotherCluster { setAsideSnapshot(ofCluster: snapshotOfAnotherCluster, not: readClusterID) }
+        defer { snapshotWriter?.schedule() }
         return lock.withLock {
             readProblem = nil
+            clusterID = readClusterID
+            seededFrom = nil
             // A key this store wrote, or the watch brought, after the read's revision keeps its newer value.
             var changed: Set<String> = []
             for (key, entry) in cache where entry.value != nil && read.entries[key] == nil {
@@ -344,6 +383,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
                 description: "etcd (\(client.endpointList)) did not take the write: \(error)")
         }
         if !compares.isEmpty, !succeeded { return false }
+        defer { snapshotWriter?.schedule() }
         lock.withLock {
             // Unless the watch has already brought (and announced) it.
             if committed > revision { ownRevisions.insert(committed) }
@@ -386,6 +426,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
             revision = max(revision, headerRevision)
             ownRevisions = ownRevisions.filter { $0 > revision }
         }
+        if !events.isEmpty { snapshotWriter?.schedule() }
     }
 
     /// A progress notification: etcd sends one only to a watch that has every event up to `headerRevision`,

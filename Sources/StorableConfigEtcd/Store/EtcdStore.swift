@@ -29,9 +29,12 @@ import StorableConfig
 /// - **Size.** A write over the cluster's `--max-request-bytes` (1.5 MiB by default) is refused by etcd; the
 ///   error names the largest values and their sizes.
 /// - **Failures**: each request tries the endpoints in turn. When no member answers, reads keep the last
-///   known values and writes fail with an error naming the endpoints (the assignment is then visible in this
-///   process only, and reported). The watch resumes at the last seen revision + 1 on the next endpoint; after a
-///   compaction it reads the prefix again and delivers the differences.
+///   known values and writes fail with an error naming the endpoints: the failure is reported and the setting
+///   goes back to the value the cluster last gave (``keepsFailedWrites`` is `false`), and nothing is kept to be
+///   written later. The watch resumes at the last seen revision + 1 on the next endpoint; after a compaction it
+///   reads the prefix again and delivers the differences.
+/// - **A last-known-good snapshot** (`snapshot:`, opt-in): a file that the store keeps up to date with the
+///   values and their revision, and starts from when no member answers at start (``source`` says so).
 /// - **A value that is not JSON text** (`etcdctl put key plain`) cannot be read: it is reported, the setting
 ///   keeps the value it had (its default, at start), and the value is left alone.
 public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
@@ -86,13 +89,41 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     public var endpoints: [URL] { storage.client.endpoints }
     let storage: EtcdStorage
 
+    /// Where a store's values come from.
+    public enum Source: Sendable, Equatable {
+        /// The cluster: the values are complete up to `revision`, and the watch keeps them current.
+        case cluster(revision: Int64)
+        /// The snapshot file, written at `written` with the values at `revision`: no member has answered since the
+        /// store was created.
+        case snapshot(revision: Int64, written: Date)
+        /// Nowhere yet: no member has answered and there was no usable snapshot; configs read their defaults.
+        case none
+    }
+
     /// Connects to the cluster at `endpoints` and reads every key under `prefix`; stores for the same
-    /// endpoints, prefix and user in one process share one connection, cache and watch.
+    /// endpoints, prefix, user and snapshot file in one process share one connection, cache and watch.
     ///
     /// Creating the store never hangs: the first read tries each endpoint once, for at most `timeout` each and
     /// three timeouts in all (15 s by default), however many endpoints there are. If no member answers, the
-    /// store starts empty (configs read their defaults), keeps trying in the background, and delivers the
-    /// values as changes when the cluster answers; ``isConnected`` tells which.
+    /// store starts from the snapshot, if there is a usable one, or else empty (configs read their defaults),
+    /// keeps trying in the background, and delivers the values as changes when the cluster answers;
+    /// ``isConnected`` and ``source`` tell which.
+    ///
+    /// ```swift
+    /// let etcd = try EtcdStore(
+    ///     endpoints: [URL(string: "http://etcd-1.internal:2379")!], prefix: "prod/",
+    ///     snapshot: URL(fileURLWithPath: "/var/lib/app/etcd-snapshot.json"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoints: The members' client URLs, tried in this order.
+    ///   - prefix: The prefix of every key.
+    ///   - credentials: A user and password for etcd's authentication.
+    ///   - timeout: The longest wait for one member's answer.
+    ///   - snapshot: A file for a last-known-good copy of the values (mode 0600, in a directory made 0700 if
+    ///     missing), written a quarter of a second after changes arrive; `nil` keeps none. A snapshot of other
+    ///     endpoints, another prefix or another cluster, or one that cannot be read, is reported and renamed
+    ///     beside it (`<name>.unused-<time>`), never used. See Docs/Etcd.md, "Last-known-good snapshot".
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
     ///   the cluster refuses the credentials.
     ///
@@ -107,17 +138,18 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     ///     where anyone on the path can read the password. Refused unless this is `true`.
     public convenience init(
         endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, tls: TLS? = nil,
-        timeout: TimeInterval = 5, allowingPasswordOverPlainHTTP: Bool = false
+        timeout: TimeInterval = 5, snapshot: URL? = nil, allowingPasswordOverPlainHTTP: Bool = false
     ) throws {
         try self.init(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
-            allowingPasswordOverPlainHTTP: allowingPasswordOverPlainHTTP, watchIdleLimit: EtcdWatcher.idleLimit)
+            allowingPasswordOverPlainHTTP: allowingPasswordOverPlainHTTP, watchIdleLimit: EtcdWatcher.idleLimit,
+            snapshot: snapshot)
     }
 
     /// The same, with the watch's idle limit (15 minutes) shortened, for the tests.
     init(
         endpoints: [URL], prefix: String, credentials: Credentials?, tls: TLS? = nil, timeout: TimeInterval,
-        allowingPasswordOverPlainHTTP: Bool = false, watchIdleLimit: TimeInterval
+        allowingPasswordOverPlainHTTP: Bool = false, watchIdleLimit: TimeInterval, snapshot: URL? = nil
     ) throws {
         guard !endpoints.isEmpty else {
             throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
@@ -134,7 +166,7 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
         self.prefix = prefix
         storage = try EtcdStorage.storage(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
-            watchIdleLimit: watchIdleLimit)
+            watchIdleLimit: watchIdleLimit, snapshot: snapshot)
     }
 
     /// Whether `host` is this machine: `localhost`, an address of 127.0.0.0/8, or `::1`. Decided from the text
@@ -148,6 +180,13 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
 
     /// Whether the store has read the cluster at least once.
     public var isConnected: Bool { storage.isConnected }
+
+    /// Where the values come from: the cluster (and the revision they are complete up to), the snapshot the store
+    /// started from while no member answers, or nowhere yet.
+    public var source: Source { storage.source }
+
+    /// The snapshot file, if the store keeps one.
+    public var snapshot: URL? { storage.snapshotWriter?.url }
 
     /// Why the store has not read the cluster yet, in words for a person: what each endpoint did (refused the
     /// connection, timed out, answered with something that is not etcd's answer). `nil` once it has read it.
@@ -188,6 +227,13 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
 
     /// ``StorableConfig/ConfigStoreAtomicity/acrossProcesses``: a transaction comparing revisions.
     public var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
+
+    /// `false`: an assignment that the cluster did not take is reported, and every config in this process goes
+    /// back to the value the store holds (the cluster's last, or the snapshot's), because a value that one server
+    /// believes and the others do not is worse than a failed write. Nothing is kept to be sent later, where it
+    /// could overwrite what another server wrote meanwhile. (A write whose answer was lost may still have been
+    /// committed: the watch then brings it, as a change.)
+    public var keepsFailedWrites: Bool { false }
 
     /// Reads every key under the prefix again.
     public func reload() throws { try storage.reload() }

@@ -1,0 +1,235 @@
+import Foundation
+import StorableConfig
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A last-known-good copy of an ``EtcdStore``'s values on local disk: what a store created while no member
+/// answers starts from.
+///
+/// The file is a JSON document, so that a person can read it and see which cluster and prefix it is of:
+///
+/// ```json
+/// {"cluster_id":"14841639068965178418","endpoints":["http://127.0.0.1:2379"],
+///  "format":"storable-config-etcd-snapshot","prefix":"prod/","revision":"42",
+///  "values":{"etcd.Limits.maxUploadMB":"80"},"version":1,"written":"2026-11-25T10:00:00.000Z"}
+/// ```
+///
+/// `values` maps each setting key (without the prefix) to its JSON text exactly as etcd holds it; revisions and
+/// the cluster id are decimal strings, as etcd's gateway sends them.
+struct EtcdSnapshot: Equatable {
+    /// The endpoints, as given to the store, sorted.
+    var endpoints: [String]
+    var prefix: String
+    /// The `header.cluster_id` of the answer the values came from.
+    var clusterID: String
+    /// The revision the values are at.
+    var revision: Int64
+    /// When the file was written.
+    var written: Date
+    /// By setting key: the JSON text etcd holds.
+    var values: [String: String]
+
+    static let format = "storable-config-etcd-snapshot"
+    static let version = 1
+
+    /// Why a snapshot file cannot be used.
+    struct Unusable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The document, as JSON text.
+    func jsonText() -> String {
+        StoredValue.dictionary([
+            "format": .string(Self.format),
+            "version": .int(Int64(Self.version)),
+            "endpoints": .array(endpoints.map(StoredValue.string)),
+            "prefix": .string(prefix),
+            "cluster_id": .string(clusterID),
+            "revision": .string(String(revision)),
+            "written": .string(Self.timestamp(written)),
+            "values": .dictionary(values.mapValues(StoredValue.string)),
+        ]).jsonText()
+    }
+
+    /// Reads a snapshot document.
+    /// - Throws: ``Unusable`` if `text` is not JSON text, not a snapshot, of another version, or has a field
+    ///   missing or of the wrong kind.
+    init(jsonText text: String) throws {
+        let document: StoredValue
+        do {
+            document = try StoredValue(jsonText: text)
+        } catch {
+            throw Unusable(description: "it is not JSON text (\(error))")
+        }
+        guard case .dictionary(let fields) = document, fields["format"] == .string(Self.format) else {
+            throw Unusable(description: "it is not a snapshot of an etcd store")
+        }
+        guard fields["version"] == .int(Int64(Self.version)) else {
+            throw Unusable(description: "it is a snapshot of another version than \(Self.version)")
+        }
+        guard case .array(let endpoints) = fields["endpoints"],
+            case .string(let prefix) = fields["prefix"],
+            case .string(let clusterID) = fields["cluster_id"], !clusterID.isEmpty,
+            case .string(let revisionText) = fields["revision"], let revision = Int64(revisionText), revision > 0,
+            case .string(let writtenText) = fields["written"], let written = Self.date(writtenText),
+            case .dictionary(let values) = fields["values"]
+        else {
+            throw Unusable(description: "a field is missing or is not what the store writes")
+        }
+        self.endpoints = try endpoints.map { endpoint in
+            guard case .string(let text) = endpoint else { throw Unusable(description: "an endpoint is not text") }
+            return text
+        }
+        self.prefix = prefix
+        self.clusterID = clusterID
+        self.revision = revision
+        self.written = written
+        self.values = try values.mapValues { value in
+            guard case .string(let text) = value else {
+                throw Unusable(description: "a value is not the JSON text etcd holds, as a string")
+            }
+            return text
+        }
+    }
+
+    init(
+        endpoints: [URL], prefix: String, clusterID: String, revision: Int64, written: Date,
+        values: [String: String]
+    ) {
+        self.endpoints = Self.names(of: endpoints)
+        self.prefix = prefix
+        self.clusterID = clusterID
+        self.revision = revision
+        self.written = written
+        self.values = values
+    }
+
+    /// The endpoints as the file names them: sorted, so that their order (which only says which is tried first)
+    /// does not make a snapshot another store's.
+    static func names(of endpoints: [URL]) -> [String] {
+        endpoints.map(\.absoluteString).sorted()
+    }
+
+    /// Why this snapshot is of another store than one of `endpoints` and `prefix`, or `nil`.
+    func mismatch(endpoints: [URL], prefix: String) -> String? {
+        if prefix != self.prefix {
+            return "it is of the prefix \"\(self.prefix)\", not \"\(prefix)\""
+        }
+        if Self.names(of: endpoints) != self.endpoints {
+            return "it is of the endpoints \(self.endpoints.joined(separator: ", ")), not "
+                + Self.names(of: endpoints).joined(separator: ", ")
+        }
+        return nil
+    }
+
+    private static func formatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+
+    static func timestamp(_ date: Date) -> String { formatter().string(from: date) }
+    static func date(_ text: String) -> Date? { formatter().date(from: text) }
+
+    // MARK: The file
+
+    /// The snapshot in the file at `url`; `nil` if there is no file.
+    /// - Throws: ``Unusable`` if the file cannot be read or is not a snapshot.
+    static func read(from url: URL) throws -> EtcdSnapshot? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch CocoaError.fileReadNoSuchFile {
+            return nil
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) { return nil }
+            throw Unusable(description: "it cannot be read (\(error))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw Unusable(description: "it is not UTF-8 text")
+        }
+        return try EtcdSnapshot(jsonText: text)
+    }
+
+    /// Writes the snapshot to `url` atomically: a temporary file in the same directory (mode 0600), written and
+    /// flushed, renamed over `url`, then the directory flushed, so that a crash leaves the old file or the new
+    /// one, never a torn one. A missing directory is created with mode 0700.
+    /// - Throws: ``Unusable`` naming the step and the path.
+    func write(to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw Unusable(description: "creating the directory \(directory.path) failed: \(error)")
+            }
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Self.failure("creating", temporary) }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+        }
+        do {
+            // Exactly 0600, whatever the umask did to open's mode: the file holds secrets in clear.
+            guard fchmod(descriptor, 0o600) == 0 else { throw Self.failure("setting the mode of", temporary) }
+            let bytes = Array(jsonText().utf8)
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { writeBytes(descriptor, $0) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.failure("writing", temporary)
+                }
+                written += count
+            }
+            guard fsync(descriptor) == 0 else { throw Self.failure("flushing", temporary) }
+            closed = true
+            guard close(descriptor) == 0 else { throw Self.failure("closing", temporary) }
+            guard rename(temporary.path, url.path) == 0 else { throw Self.failure("renaming it to", url) }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        let directoryDescriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            _ = fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    private static func failure(_ step: String, _ url: URL) -> Unusable {
+        Unusable(description: "\(step) \(url.path) failed: \(String(cString: strerror(errno)))")
+    }
+
+    /// Renames the snapshot at `url` out of the way, kept beside it with the time in its name, and reports why
+    /// it is not used and, in `outcome`, what the store does instead.
+    static func setAside(_ url: URL, because reason: String, store: String, outcome: String) {
+        let kept = url.deletingLastPathComponent().appendingPathComponent(
+            url.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
+        let moved = rename(url.path, kept.path) == 0
+        let cause = moved ? "" : String(cString: strerror(errno))
+        StorableConfig.errorHandler(
+            .reloadFailed(
+                store: store,
+                reason: "the snapshot \(url.path) was not used: \(reason); "
+                    + (moved
+                        ? "it was set aside as \(kept.lastPathComponent)"
+                        : "setting it aside failed (\(cause)), so the next snapshot "
+                            + "replaces it")
+                    + "; \(outcome)"))
+    }
+}
+
+/// `write(2)`, out of the reach of ``EtcdSnapshot/write(to:)``'s name.
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    write(descriptor, bytes.baseAddress, bytes.count)
+}

@@ -1,0 +1,226 @@
+import Foundation
+import StorableConfig
+import Testing
+
+@testable import StorableConfigEtcd
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The last-known-good snapshot against real etcd: written owner-only, started from while every member is
+/// stopped, replaced by the cluster's values (delivered as changes) when it answers; a corrupt or foreign one set
+/// aside. In the serialized suite of the other etcd tests.
+extension EtcdStoreTests {
+    @Test func aStoreStartedWhileNoMemberAnswersReadsTheSnapshotAndTakesTheClustersValuesAsChanges() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let path = directory.url.appendingPathComponent("state/etcd-snapshot.json")
+        let cluster = try EtcdCluster()
+        let first = try EtcdStore(endpoints: cluster.endpoints, prefix: "snap/", timeout: 1, snapshot: path)
+        let limits = Limits(store: first)
+        limits.maxUploadMB = 80
+        limits.hosts = ["a", "b"]
+        let key = "etcd.Limits.maxUploadMB"
+        try waitFor { (try? Self.snapshotFields(path))?.values[key] as? String == "80" }
+
+        // The file, read with JSONSerialization: owner-only, in a directory made owner-only, of this cluster.
+        #expect(Self.mode(of: path) == 0o600)
+        #expect(Self.mode(of: path.deletingLastPathComponent()) == 0o700)
+        let fields = try Self.snapshotFields(path)
+        let header = try #require(try cluster.call("kv/range", ["key": "AA=="])["header"] as? [String: Any])
+        #expect(fields.document["cluster_id"] as? String == header["cluster_id"] as? String)
+        #expect(fields.document["prefix"] as? String == "snap/")
+        #expect(fields.document["endpoints"] as? [String] == cluster.endpoints.map(\.absoluteString))
+        #expect(fields.document["format"] as? String == "storable-config-etcd-snapshot")
+        #expect(fields.values["etcd.Limits.hosts"] as? String == #"["a","b"]"#)
+        let revision = try #require(Int64(fields.document["revision"] as? String ?? ""))
+        #expect(revision >= 2)
+
+        // Another server's copy of the file (a store of its own, as in another process), then the cluster moves on
+        // and every member stops.
+        let copy = directory.url.appendingPathComponent("state/other-server.json")
+        try FileManager.default.copyItem(at: path, to: copy)
+        _ = try cluster.put("snap/\(key)", "120")
+        try cluster.delete("snap/etcd.Limits.hosts")
+        cluster.stop(0)
+
+        let started = Date()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "snap/", timeout: 1, snapshot: copy)
+        #expect(Date().timeIntervalSince(started) < 4)
+        let server = Limits(store: store)
+        #expect(server.maxUploadMB == 80)
+        #expect(server.hosts == ["a", "b"])
+        #expect(!store.isConnected)
+        guard case .snapshot(let seededRevision, let written) = store.source else {
+            Issue.record("the source is \(store.source), not the snapshot")
+            return
+        }
+        #expect(seededRevision == revision)
+        #expect(abs(written.timeIntervalSinceNow) < 60)
+        let outage = EtcdReports.mentioning(copy.path)
+        #expect(outage.count == 1)
+        #expect(outage.allSatisfy { $0.contains("starts from its snapshot") })
+
+        // An assignment while no member answers fails, is reported, and is not believed here.
+        server.maxUploadMB = 99
+        #expect(server.maxUploadMB == 80)
+        #expect(
+            EtcdReports.mentioning("'etcd.Limits.maxUploadMB'").contains { $0.contains("127.0.0.1") })
+
+        let seen = Locked<[String]>([])
+        let token = server.$maxUploadMB.observe { value in seen.withLock { $0.append("maxUploadMB \(value)") } }
+        let hostsToken = server.$hosts.observe { value in seen.withLock { $0.append("hosts \(value)") } }
+        try cluster.start(0)
+        try cluster.waitUntilHealthy()
+        try waitFor(timeout: 20) { server.maxUploadMB == 120 && server.hosts.isEmpty }
+        try waitFor { seen.withLock { $0 }.sorted() == ["hosts []", "maxUploadMB 120"] }
+        #expect(store.isConnected)
+        guard case .cluster = store.source else {
+            Issue.record("the source is \(store.source), not the cluster")
+            return
+        }
+        // The failed assignment was never sent later; the copy now holds the cluster's values.
+        #expect(try cluster.get("snap/\(key)") == "120")
+        try waitFor { (try? Self.snapshotFields(copy))?.values[key] as? String == "120" }
+        #expect(try Self.snapshotFields(copy).values["etcd.Limits.hosts"] == nil)
+        #expect(EtcdReports.mentioning(copy.path).count == 1)
+        token.cancel()
+        hostsToken.cancel()
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func aCorruptSnapshotOrOneOfAnotherPrefixOrEndpointsIsSetAsideReportedAndNotUsed() throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let endpoints = [URL(string: "http://127.0.0.1:\(EtcdCluster.freePort())")!]
+        let good = EtcdSnapshot(
+            endpoints: endpoints, prefix: "aside/", clusterID: "42", revision: 7, written: Date(),
+            values: ["etcd.Limits.maxUploadMB": "77"])
+        let cases: [(name: String, text: String, reason: String)] = [
+            ("corrupt", #"{"format":"storable-config-etcd-snapshot","#, "not JSON text"),
+            (
+                "prefix",
+                EtcdSnapshot(
+                    endpoints: endpoints, prefix: "other/", clusterID: "42", revision: 7, written: Date(),
+                    values: good.values
+                ).jsonText(), #"of the prefix "other/""#
+            ),
+            (
+                "endpoints",
+                EtcdSnapshot(
+                    endpoints: [URL(string: "http://10.1.1.1:2379")!], prefix: "aside/", clusterID: "42", revision: 7,
+                    written: Date(), values: good.values
+                ).jsonText(), "of the endpoints http://10.1.1.1:2379"
+            ),
+        ]
+        for (name, text, reason) in cases {
+            let path = directory.url.appendingPathComponent("\(name).json")
+            try Data(text.utf8).write(to: path)
+            let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
+            #expect(Limits(store: store).maxUploadMB == 50, "\(name)")
+            #expect(store.source == .none, "\(name)")
+            let reported = EtcdReports.mentioning(path.path)
+            #expect(reported.count == 1, "\(name)")
+            #expect(reported.allSatisfy { $0.contains(reason) && $0.contains("set aside") }, "\(name): \(reported)")
+            // Kept beside it, byte for byte; nothing at the path.
+            #expect(!FileManager.default.fileExists(atPath: path.path), "\(name)")
+            let kept = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+                $0.hasPrefix("\(name).json.unused-")
+            }
+            #expect(kept.count == 1, "\(name)")
+            let keptText = try String(
+                contentsOf: directory.url.appendingPathComponent(kept.first ?? ""), encoding: .utf8)
+            #expect(keptText == text, "\(name)")
+        }
+        // The same file with the store's own prefix and endpoints is used.
+        let path = directory.url.appendingPathComponent("good.json")
+        try good.write(to: path)
+        let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
+        #expect(Limits(store: store).maxUploadMB == 77)
+        guard case .snapshot(let revision, let written) = store.source else {
+            Issue.record("the source is \(store.source), not the snapshot")
+            return
+        }
+        #expect(revision == 7)
+        #expect(abs(written.timeIntervalSince(good.written)) < 0.01)
+    }
+
+    @Test func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let path = directory.url.appendingPathComponent("foreign.json")
+        let cluster = try EtcdCluster()
+        _ = try cluster.put("foreign/etcd.Limits.maxUploadMB", "60")
+        let foreign = EtcdSnapshot(
+            endpoints: cluster.endpoints, prefix: "foreign/", clusterID: "1", revision: 3, written: Date(),
+            values: ["etcd.Limits.maxUploadMB": "7", "etcd.Limits.hosts": #"["x"]"#])
+        try foreign.write(to: path)
+        cluster.stop(0)
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "foreign/", timeout: 1, snapshot: path)
+        let limits = Limits(store: store)
+        // Nothing tells, before the cluster answers, that the file is of another cluster.
+        #expect(limits.maxUploadMB == 7)
+        try cluster.start(0)
+        try cluster.waitUntilHealthy()
+        try waitFor(timeout: 20) { limits.maxUploadMB == 60 && limits.hosts.isEmpty }
+        let reported = EtcdReports.mentioning(path.path)
+        #expect(reported.contains { $0.contains("of the cluster 1") && $0.contains("set aside") })
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.hasPrefix("foreign.json.unused-")
+        }
+        #expect(kept.count == 1)
+        // A new snapshot, of this cluster, takes its place.
+        try waitFor { (try? Self.snapshotFields(path))?.values["etcd.Limits.maxUploadMB"] as? String == "60" }
+        #expect(try Self.snapshotFields(path).document["cluster_id"] as? String != "1")
+    }
+
+    @Test func snapshotWritesAreCoalescedToAFewASecond() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let directory = SnapshotDirectory()
+        let path = directory.url.appendingPathComponent("coalesced.json")
+        let cluster = try EtcdCluster()
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "burst/", timeout: 3, snapshot: path)
+        let limits = Limits(store: store)
+        let started = Date()
+        for value in 1...60 { limits.maxUploadMB = value }
+        try waitFor { (try? Self.snapshotFields(path))?.values["etcd.Limits.maxUploadMB"] as? String == "60" }
+        let elapsed = Date().timeIntervalSince(started)
+        let writes = try #require(store.storage.snapshotWriter?.writes)
+        // One at start, then at most one per quarter of a second (and one at the end of the burst).
+        #expect(writes <= 3 + Int(elapsed / EtcdSnapshotWriter.interval), "\(writes) writes in \(elapsed) s")
+        #expect(writes >= 2)
+    }
+
+    /// The snapshot at `url` as JSONSerialization reads it, and its values.
+    static func snapshotFields(_ url: URL) throws -> (document: [String: Any], values: [String: Any]) {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
+        guard let document = object as? [String: Any], let values = document["values"] as? [String: Any] else {
+            throw EtcdTestError(description: "\(url.path) is not a snapshot document")
+        }
+        return (document, values)
+    }
+
+    static func mode(of url: URL) -> Int {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return -1 }
+        return Int(status.st_mode) & 0o777
+    }
+}
+
+/// A temporary directory, removed when the value is released.
+final class SnapshotDirectory {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("etcd-snapshot-\(UUID().uuidString)")
+
+    init() {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
