@@ -193,7 +193,8 @@ extension EtcdStoreTests {
         let writes = try #require(store.storage.snapshotWriter?.writes)
         // One at start, then at most one per quarter of a second (and one at the end of the burst).
         #expect(writes <= 3 + Int(elapsed / EtcdSnapshotWriter.interval), "\(writes) writes in \(elapsed) s")
-        #expect(writes >= 2)
+        // The file holds the last value, so it was written at least once (the count is taken after the file).
+        #expect(writes >= 1)
     }
 
     /// The snapshot at `url` as JSONSerialization reads it, and its values.
