@@ -2,7 +2,8 @@ import Foundation
 import OpenCombine
 import StorableConfig
 
-final class ProfileConfig: StorableConfig {
+// Its only stored properties are settings, which guard themselves.
+final class ProfileConfig: StorableConfig, @unchecked Sendable {
     @Setting var userName = ""
     @Setting var fontSize = 12
 }
