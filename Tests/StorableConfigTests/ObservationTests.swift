@@ -117,6 +117,44 @@ struct ObservationTests {
         #expect(seen.elements == ["a", "b"])
     }
 
+    @Test func anObserverAskingForTheCurrentValueGetsItFirstAndIsToldWhenTheConfigGoes() {
+        var config: AppConfig? = AppConfig(store: InMemoryStore())
+        config!.userName = "before"
+        let seen = Recorder<String>()
+        let token = config!.$userName.observe(initial: true, onEnd: { seen.append("end") }) { seen.append($0) }
+        #expect(seen.elements == ["before"])
+        config!.userName = "after"
+        #expect(seen.elements == ["before", "after"])
+        config = nil
+        #expect(seen.elements == ["before", "after", "end"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aWillChangeObserverIsCalledBeforeTheSettingsObserversForEveryChange() throws {
+        let store = InMemoryStore()
+        let config = AppConfig(store: store)
+        let other = AppConfig(store: store)
+        let seen = Recorder<String>()
+        var willChange: ObservationToken? = config.observeWillChange { seen.append("will change") }
+        let token = config.$userName.observe { seen.append($0) }
+        config.userName = "a"
+        config.userName = "a"  // keeps the value: nothing
+        #expect(seen.elements == ["will change", "a"])
+        config.batch {
+            config.userName = "b"
+            config.userName = "c"
+        }
+        other.userName = "d"
+        store.setValue(.string("e"), forKey: config.$userName.key)
+        try config.reload()
+        #expect(seen.elements == ["will change", "a", "will change", "c", "will change", "d", "will change", "e"])
+        _ = willChange
+        willChange = nil
+        config.userName = "f"
+        #expect(seen.elements.suffix(2) == ["e", "f"])
+        withExtendedLifetime(token) {}
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func observationTrackingFiresForTheSettingReadAndNotForOthers() {
         let config = AppConfig(store: InMemoryStore())

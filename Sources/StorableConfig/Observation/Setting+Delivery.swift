@@ -51,6 +51,9 @@ extension Setting {
             Self.hasChanged(from: old, to: new, stored: change.stored, traits: traits, listening: true)
         else { return }
         binding.observationDidChange()
+        // Where the Observation framework hears `willSet`: before any observer, so that an `objectWillChange`
+        // built on it comes before the new value reaches a publisher's subscriber.
+        if binding.context.hasChangeObservers { binding.context.tellWillChangeObservers() }
         for observer in observers where change.number > observer.since {
             observer.onChange(new)
         }

@@ -31,11 +31,20 @@ extension Setting {
     /// let token = config.$isFirstLaunch.observe { isFirst in print("first launch:", isFirst) }
     /// ```
     ///
-    /// `handler` is not called with the current value, and runs on the thread that made the change, after
-    /// the framework's locks are released: it may read and assign settings. Changes reach it in order. It
-    /// should not capture the config strongly if the config is to be freed while the token lives.
-    public func observe(_ handler: @escaping @Sendable (Value) -> Void) -> ObservationToken {
-        guard let identifier = addObserver(initial: false, onChange: handler) else { return .inert }
+    /// `handler` runs on the thread that made the change, after the framework's locks are released: it may read
+    /// and assign settings. Changes reach it in order, by the rules of ``changes``. It should not capture the
+    /// config strongly if the config is to be freed while the token lives.
+    ///
+    /// - Parameters:
+    ///   - initial: Whether `handler` is first called with the current value, before any later change (on this
+    ///     thread, or on a thread delivering a change at the same time); by default it is not.
+    ///   - onEnd: Called once when the config is released, after the last change; at once if it already is.
+    ///   - handler: Called with each new value.
+    /// - Returns: The token that keeps `handler` registered.
+    public func observe(
+        initial: Bool = false, onEnd: (@Sendable () -> Void)? = nil, _ handler: @escaping @Sendable (Value) -> Void
+    ) -> ObservationToken {
+        guard let identifier = addObserver(initial: initial, onChange: handler, onEnd: onEnd) else { return .inert }
         return ObservationToken { [weak self] in self?.removeObserver(identifier) }
     }
 }

@@ -37,6 +37,25 @@ extension StorableConfig {
         guard let identifier = context.addChangeObserver(onChange: handler, onEnd: nil) else { return .inert }
         return ObservationToken { [context] in context.removeChangeObserver(identifier) }
     }
+
+    /// Calls `handler` each time one of this config's settings changes, before anyone else hears of the change,
+    /// until the returned token is released or cancelled.
+    ///
+    /// ```swift
+    /// let token = config.observeWillChange { redrawSoon() }
+    /// ```
+    ///
+    /// It is the hook that `objectWillChange` is built on where Combine exists: `handler` runs where the
+    /// Observation framework is told `willSet`, before the setting's observers, its ``Setting/changes``, its
+    /// Combine publisher and this config's ``changes`` hear of the change, so a subscriber of both sees the
+    /// announcement first. The setting itself may already read the new value. It runs for every change that
+    /// ``changes`` reports, made by this config, by another config bound to the same storage, or outside the
+    /// process, once per change: not for an assignment that keeps the value, and once per setting for a
+    /// ``batch(_:)``. It runs on the thread that made the change, after the framework's locks are released.
+    public func observeWillChange(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
+        guard let identifier = context.addWillChangeObserver(handler) else { return .inert }
+        return ObservationToken { [context] in context.removeChangeObserver(identifier) }
+    }
 }
 
 #if canImport(Observation)

@@ -25,6 +25,9 @@ final class ConfigContext: @unchecked Sendable {
     private struct ChangeObservers {
         var ended = false
         var all: [UInt64: (onChange: @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?)] = [:]
+        /// ``StorableConfig/observeWillChange(_:)``'s handlers; counted with `all` in `changeObserverCount`, so
+        /// that a change is queued and delivered in order when only they listen.
+        var willChange: [UInt64: @Sendable () -> Void] = [:]
     }
 
     /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
@@ -76,8 +79,9 @@ final class ConfigContext: @unchecked Sendable {
         // Released after the lock, for the reason given in `Setting.removeObserver`.
         let removed = changeObservers.withLock { observers in
             let removed = observers.all.removeValue(forKey: identifier)
-            if removed != nil { storable_config_atomic_add(changeObserverCount, -1) }
-            return removed
+            let removedWillChange = observers.willChange.removeValue(forKey: identifier)
+            if removed != nil || removedWillChange != nil { storable_config_atomic_add(changeObserverCount, -1) }
+            return (removed, removedWillChange)
         }
         withExtendedLifetime(removed) {}
     }
@@ -87,14 +91,38 @@ final class ConfigContext: @unchecked Sendable {
         for observer in observers { observer.onChange(change) }
     }
 
+    /// Adds a handler told before each change of a setting reaches the setting's observers; `nil` if the config
+    /// is already gone.
+    func addWillChangeObserver(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
+        let identifier = ObservationToken.nextIdentifier()
+        let added = changeObservers.withLock { observers -> Bool in
+            guard !observers.ended else { return false }
+            observers.willChange[identifier] = handler
+            storable_config_atomic_add(changeObserverCount, 1)
+            return true
+        }
+        return added ? identifier : nil
+    }
+
+    @usableFromInline
+    func tellWillChangeObservers() {
+        let observers = changeObservers.withLock { $0.willChange.isEmpty ? [] : Array($0.willChange.values) }
+        for observer in observers { observer() }
+    }
+
     /// Finishes every config-wide observer: the config is going away.
     func endChangeObservation() {
-        let ended = changeObservers.withLock { observers in
+        let (ended, willChange) = changeObservers.withLock { observers in
             observers.ended = true
-            storable_config_atomic_add(changeObserverCount, -Int32(observers.all.count))
-            defer { observers.all = [:] }
-            return Array(observers.all.values)
+            storable_config_atomic_add(
+                changeObserverCount, -Int32(observers.all.count + observers.willChange.count))
+            defer {
+                observers.all = [:]
+                observers.willChange = [:]
+            }
+            return (Array(observers.all.values), Array(observers.willChange.values))
         }
+        withExtendedLifetime(willChange) {}
         for observer in ended { observer.onEnd?() }
     }
 

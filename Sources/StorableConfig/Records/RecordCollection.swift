@@ -314,6 +314,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     private func announce(old: [Record], binding: SettingBinding) {
         binding.observationDidChange()
         if binding.context.hasChangeObservers {
+            binding.context.tellWillChangeObservers()
             binding.context.tellChangeObservers(
                 ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: all))
         }
