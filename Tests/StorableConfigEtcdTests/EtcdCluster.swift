@@ -69,6 +69,17 @@ final class EtcdCluster: @unchecked Sendable {
         return message
     }
 
+    /// Whether a test that needs etcd and something more (`missing` says what is missing, or is `nil`) can run
+    /// here. Under CI (`STORABLE_CONFIG_REQUIRE_ETCD=1`) a missing tool is a failure, not a skip.
+    static func canRun(needing missing: String?) -> Bool {
+        guard unavailable == nil else { return false }
+        guard let missing else { return true }
+        if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
+            Issue.record(Comment(rawValue: missing))
+        }
+        return false
+    }
+
     private(set) var members: [Member]
     let token = "storable-config-\(UUID().uuidString.prefix(8))"
     private let root: URL

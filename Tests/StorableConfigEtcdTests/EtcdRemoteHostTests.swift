@@ -79,13 +79,7 @@ final class NetworkNamespace {
 @Suite(.serialized)
 struct EtcdRemoteHostTests {
     static func namespace() throws -> NetworkNamespace? {
-        guard EtcdCluster.unavailable == nil else { return nil }
-        if let reason = NetworkNamespace.unavailable {
-            if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
-                Issue.record(Comment(rawValue: reason))
-            }
-            return nil
-        }
+        guard EtcdCluster.canRun(needing: NetworkNamespace.unavailable) else { return nil }
         return try NetworkNamespace()
     }
 

@@ -12,13 +12,7 @@ import Testing
 struct EtcdTLSTests {
     /// The certificates, or `nil` (and a failure under CI) when the tests cannot run here.
     static func certificates() throws -> TestCertificates? {
-        guard EtcdCluster.unavailable == nil else { return nil }
-        if let reason = TestCertificates.unavailable {
-            if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
-                Issue.record(Comment(rawValue: reason))
-            }
-            return nil
-        }
+        guard EtcdCluster.canRun(needing: TestCertificates.unavailable) else { return nil }
         return try TestCertificates.shared.get()
     }
 
