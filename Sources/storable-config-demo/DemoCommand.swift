@@ -69,28 +69,20 @@ struct DemoCommand: Equatable {
             switch argument {
             case "--":
                 optionsEnded = true
-            case "--store":
-                guard index < arguments.count else {
-                    throw UsageError(message: "--store needs a path: --store <path.json>")
-                }
-                storeText = arguments[index]
-                index += 1
-            case _ where argument.hasPrefix("--store="):
-                storeText = String(argument.dropFirst("--store=".count))
+            case "--store",
+                _ where argument.hasPrefix("--store="):
+                storeText = try Self.optionValue(
+                    argument, "--store", arguments, &index, missing: "--store needs a path: --store <path.json>")
             case "--json":
                 json = true
             case "--replace":
                 replace = true
             case "--include-secrets":
                 includeSecrets = true
-            case "--limit":
-                guard index < arguments.count else {
-                    throw UsageError(message: "--limit needs a number: --limit <N>")
-                }
-                limitText = arguments[index]
-                index += 1
-            case _ where argument.hasPrefix("--limit="):
-                limitText = String(argument.dropFirst("--limit=".count))
+            case "--limit",
+                _ where argument.hasPrefix("--limit="):
+                limitText = try Self.optionValue(
+                    argument, "--limit", arguments, &index, missing: "--limit needs a number: --limit <N>")
             case "--help", "-h":
                 wantsHelp = true
             default:
@@ -216,6 +208,16 @@ struct DemoCommand: Equatable {
     }
 
     /// Options start with a dash; negative numbers ("-5", "-0.5") are values.
+    /// The value of an option written `--name value` (the next argument, taken) or `--name=value`.
+    private static func optionValue(
+        _ argument: String, _ name: String, _ arguments: [String], _ index: inout Int, missing: String
+    ) throws(UsageError) -> String {
+        if argument.hasPrefix(name + "=") { return String(argument.dropFirst(name.count + 1)) }
+        guard index < arguments.count else { throw UsageError(message: missing) }
+        defer { index += 1 }
+        return arguments[index]
+    }
+
     private static func isOption(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), argument.count > 1 else { return false }
         return Double(argument) == nil

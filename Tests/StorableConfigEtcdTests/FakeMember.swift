@@ -50,8 +50,6 @@ final class FakeMember: @unchecked Sendable {
 
     /// Every request received so far.
     var requests: [Request] { state.withLock { $0.requests } }
-    /// Connections accepted so far.
-    var connectionsAccepted: Int { state.withLock { $0.connections.count } }
 
     /// A member that answers each request with `answer(request)`.
     init(answer: @escaping @Sendable (Request) -> Reply) {

@@ -273,12 +273,6 @@ final class EtcdClient: @unchecked Sendable {
 
     static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
-    /// The text of a key or value as etcd sends it, base64 of UTF-8, if it is that.
-    static func text(base64 value: Any?) -> String? {
-        guard case .text(let text) = decoded(base64: value) else { return nil }
-        return text
-    }
-
     /// What a base64 field of an answer holds.
     enum Decoded: Equatable {
         case text(String)
