@@ -20,8 +20,17 @@ public protocol AnySetting: AnyObject, Sendable {
     /// Whether the value is secret (`@Setting(secret: true)`): descriptions, reports and exports show it as
     /// `<redacted>`; reading the property, ``valueText`` and ``storedValue`` give the real value.
     var isSecret: Bool { get }
-    /// Where the value comes from: a launch argument, an environment variable, the store, or the default.
+    /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
+    /// default.
     var source: SettingSource { get }
+    /// Where the value comes from, as a person would say it, naming the variable, argument or file:
+    /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `the store`.
+    var origin: String { get }
+    /// Whether the value is never shown: the setting is declared secret, or its value comes from a source
+    /// declared secret (see ``ConfigSource``).
+    var isRedacted: Bool { get }
+    /// A file source's value below the store that a stored value or an override hides, if any.
+    var hiddenSourceValue: HiddenSourceValue? { get }
     /// Whether the store holds a value for the setting.
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".
@@ -70,4 +79,21 @@ extension AnySetting {
         .readFailed(
             key: key, reason: "history and rollback are for @Setting properties, not for a \(type(of: self))")
     }
+}
+
+extension AnySetting {
+    /// ``source``, as text.
+    public var origin: String { source == .stored ? "the store" : source.description }
+    /// ``isSecret``.
+    public var isRedacted: Bool { isSecret }
+    /// `nil`: nothing hidden.
+    public var hiddenSourceValue: HiddenSourceValue? { nil }
+}
+
+/// A file source's value that a setting does not read, because a stored value or an override hides it.
+public struct HiddenSourceValue: Sendable, Hashable {
+    /// The value as text (`<redacted>` for a secret).
+    public let valueText: String
+    /// The file it comes from: `file /etc/app/conf.d/SERVER_CONFIG_PORT`.
+    public let origin: String
 }

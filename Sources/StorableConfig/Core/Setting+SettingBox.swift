@@ -29,7 +29,7 @@ extension Setting: SettingBox {
     }
 
     func showPendingReset() {
-        applyPending(defaultValue, isSet: false)
+        applyPending(fallbackValue, isSet: false)
     }
 
     func readProblem(_ stored: StoredValue) -> String? {
@@ -64,7 +64,7 @@ extension Setting: SettingBox {
             return
         }
         guard let stored else {
-            apply(defaultValue, isSet: false, version: version, stored: nil)
+            apply(fallbackValue, isSet: false, version: version, stored: nil)
             return
         }
         // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
@@ -82,7 +82,7 @@ extension Setting: SettingBox {
                         .invalidValue(
                             key: key, value: shown,
                             reason: "\(reason); the stored value is left in place and the setting reads its default"))
-                    apply(defaultValue, isSet: true, version: version, stored: nil)
+                    apply(fallbackValue, isSet: true, version: version, stored: nil)
                 } else {
                     StorableConfig.report(.invalidValue(key: key, value: shown, reason: "\(reason)\(Self.keptReason)"))
                     keepLastGoodValue(version: version)
@@ -114,7 +114,7 @@ extension Setting: SettingBox {
                 report(foundText: nil)
             }
             if isFirstLoad {
-                apply(defaultValue, isSet: true, version: version, stored: nil)
+                apply(fallbackValue, isSet: true, version: version, stored: nil)
             } else {
                 keepLastGoodValue(version: version)
             }

@@ -146,7 +146,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             return
         }
         // Bound, so `bind` has set the traits (before the binding).
-        write(defaultValue, stored: nil, through: binding, traits: traits!)
+        write(fallbackValue, stored: nil, through: binding, traits: traits!)
         // Values left under earlier keys too, so that none comes back at the next start.
         let earlier = binding.schema.earlierKeys[binding.index]
         if !earlier.isEmpty {

@@ -21,6 +21,12 @@ protocol SettingBox: AnySetting {
     var valueTraits: SchemaTraits? { get }
     /// Takes the first override candidate that is valid; returns a problem for each invalid one before it.
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError]
+    /// Resolves the values that layers above and below the store give: see `Setting.takeLayers`.
+    func takeLayers(
+        above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
+    ) -> LayerOutcome
+    /// Makes the setting ready for layers that change while the config is in use; in the config's initializer.
+    func prepareForLayers(hasLayerBelow: Bool)
     /// Where an override comes from, if the setting is overridden.
     var overrideDescription: (source: SettingSource, origin: String)? { get }
     /// The JSON Schema members that describe the setting's stored form.

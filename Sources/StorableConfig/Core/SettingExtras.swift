@@ -7,10 +7,19 @@ final class SettingExtras<Value>: @unchecked Sendable {
     let declaredKeys: DeclaredKeys
     /// The range or check, and whether the value is secret; `nil` for neither. Never changed.
     let rules: SettingRules<Value>?
-    /// The value an environment variable or launch argument gives, read in place of the stored value. Set once,
-    /// in the config's initializer before the config is attached to its storage's hub or returned, and only read
-    /// afterwards, so it is read without the lock.
+    /// The value that a layer above the store gives (a launch argument, an environment variable, a file source
+    /// above the store), read in place of the stored value. Guarded by the setting's lock: a live file source
+    /// changes it while the config is in use.
     @exclusivity(unchecked) var overridden: SettingOverride<Value>?
+    /// The value that a file source below the store gives, read in place of the declared default when nothing is
+    /// stored. Guarded by the setting's lock.
+    @exclusivity(unchecked) var fallback: SettingOverride<Value>?
+    /// The last valid value each file source gave, by the source's identity: a source that now gives a value
+    /// that does not fit keeps giving this one. Guarded by the setting's lock.
+    @exclusivity(unchecked) var lastGood: [String: SettingOverride<Value>] = [:]
+    /// The generation of the sources' contents that the layers above were resolved from: older ones are not
+    /// taken. Guarded by the setting's lock.
+    @exclusivity(unchecked) var layerGeneration: UInt64 = 0
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
     /// lock.
     @exclusivity(unchecked) var reportedOverriddenAssignment = false
@@ -28,6 +37,23 @@ extension Setting {
     /// The range or check, and whether the value is secret; `nil` for neither.
     var rules: SettingRules<Value>? { extras?.rules }
 
-    /// The override, if an environment variable or launch argument gives the value.
-    var overridden: SettingOverride<Value>? { extras?.overridden }
+    /// The override, if a launch argument, an environment variable or a file source above the store gives the
+    /// value.
+    var overridden: SettingOverride<Value>? {
+        guard let extras else { return nil }
+        return locked { extras.overridden }
+    }
+
+    /// The value that a file source below the store gives, if any: what the setting reads when nothing is stored.
+    var fallback: SettingOverride<Value>? {
+        guard let extras else { return nil }
+        return locked { extras.fallback }
+    }
+
+    /// What the setting reads when nothing is stored: a file source's value below the store, else the declared
+    /// default.
+    var fallbackValue: Value {
+        guard let extras else { return defaultValue }
+        return locked { extras.fallback?.value ?? declaredDefault }
+    }
 }

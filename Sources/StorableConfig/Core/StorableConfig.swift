@@ -34,6 +34,10 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     // Set once, in the initializer, and only read afterwards.
     private(set) var schema = ConfigSchema.empty
     private(set) var settings: [any SettingBox] = []
+    /// The file sources and overrides that the class declared when this config was created: set in the initializer
+    /// by `applyLayers()`, and only read afterwards.
+    var fileSources = ConfigSources.none
+    var layerOverrides = ConfigOverrides.none
     /// Set in the initializer by ``applyOverrides()``.
     let overrideProblemsStorage = Locked<[StorableConfigError]>([])
 
@@ -70,7 +74,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         moveValuesFromEarlierKeys()
         if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys.map(context.hub.storeKey))) }
         runMigrations()
-        applyOverrides()
+        applyLayers()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version, isFirstLoad: true)
     }
@@ -82,6 +86,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
 
     deinit {
         context.hub.detach(context)
+        endSources()
         for setting in settings { setting.endObservation() }
         context.endChangeObservation()
     }
@@ -104,6 +109,14 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// Where this class's settings may be overridden from: environment variables and launch arguments (see
     /// ``ConfigOverrides``). By default ``defaultOverrides``, which is none unless set.
     open class var overrides: ConfigOverrides { StorableConfig.defaultOverrides }
+
+    /// The file sources this class's settings read, above and below the store (see ``ConfigSource``). By default
+    /// ``defaultSources``, which is none unless set.
+    ///
+    /// ```swift
+    /// override class var sources: ConfigSources { ConfigSources(belowStore: [.directory("/etc/server")]) }
+    /// ```
+    open class var sources: ConfigSources { StorableConfig.defaultSources }
 
     /// Earlier values of ``configName``, most recent first: a config class that was renamed finds, and moves to
     /// its current keys, the values stored under its earlier names.
@@ -153,7 +166,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// `<redacted>`.
     open var description: String {
         let values = zip(schema.names, settings).map { name, setting in
-            "\(name): \(setting.isSecret ? StorableConfigError.redacted : setting.valueText)"
+            "\(name): \(setting.isRedacted ? StorableConfigError.redacted : setting.valueText)"
         }
         return "\(type(of: self).configName)(\(values.joined(separator: ", ")))"
     }

@@ -71,6 +71,15 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// `key` changed after the caller looked at it at revision `seen`, and is at `current` now (`nil`: it was
     /// removed): a rollback does not overwrite that change, and nothing was written.
     case changedSinceRevision(key: String, seen: Int64, current: Int64?)
+    /// A file source (see ``ConfigSource``) cannot be used, in whole or in part: it is missing and not optional,
+    /// cannot be read, or does not parse (`where` names the file, and the line for a `.env` file). What can be read
+    /// is used; nothing is written anywhere.
+    case sourceUnusable(where: String, reason: String)
+    /// `origin` gives a value under `name`, which names no setting of the configs checked: most likely a typo.
+    case unknownSourceName(origin: String, name: String)
+    /// The file source below the store `origin` gives a new value for `key`, which the setting does not read,
+    /// because `hiddenBy` (the store, or an override) hides it.
+    case sourceValueHidden(key: String, origin: String, hiddenBy: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -80,7 +89,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         switch self {
         case .typeMismatch(let key, _, _, _, _), .encodingFailed(let key, _), .readFailed(let key, _),
             .writeFailed(let key, _), .invalidText(let key, _, _), .invalidValue(let key, _, _),
-            .invalidOverride(_, let key, _, _), .assignedWhileOverridden(let key, _):
+            .invalidOverride(_, let key, _, _), .assignedWhileOverridden(let key, _), .sourceValueHidden(let key, _, _):
             key
         case .migrationFailed(_, _, let key, _): key
         case .earlierKeyInUse(_, let key, _, _): key
@@ -116,6 +125,15 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .assignedWhileOverridden(let key, let origin):
             "A value was assigned to '\(key)', which the \(origin) overrides: it is stored, and read when the "
                 + "override goes away; until then the setting reads the override."
+        case .sourceUnusable(let place, let reason):
+            "The config source \(place) cannot be used: \(Self.clause(reason)); what can be read of it is used, and "
+                + "nothing is written anywhere."
+        case .unknownSourceName(let origin, let name):
+            "The \(origin) gives a value for \"\(name)\", which names no setting of the configs checked; check its "
+                + "spelling."
+        case .sourceValueHidden(let key, let origin, let hiddenBy):
+            "The \(origin) gives a new value for '\(key)', which the setting does not read: \(hiddenBy) hides it "
+                + "(reset the setting to read the file's value)."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(Self.clause(reason))."
         case .migrationFailed(let config, let step, let key, let reason):

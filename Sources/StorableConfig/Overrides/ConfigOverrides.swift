@@ -116,12 +116,16 @@ public enum SettingSource: String, Sendable, Hashable, CustomStringConvertible {
     case argument
     /// An environment variable overrides it.
     case environment
+    /// A file source gives it: a `.env` file, a directory of files or a JSON file (see ``ConfigSource``), above
+    /// the store (it overrides the stored value) or below it (nothing is stored, and it replaces the default).
+    /// ``AnySetting/origin`` names the file.
+    case file
     /// The store holds a value (even one of the wrong type, which reads as the default).
     case stored
     /// Nothing is stored: the declared default.
     case `default`
 
-    /// `argument`, `environment`, `stored` or `default`.
+    /// `argument`, `environment`, `file`, `stored` or `default`.
     public var description: String { rawValue }
 }
 

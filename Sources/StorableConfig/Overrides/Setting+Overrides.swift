@@ -1,69 +1,232 @@
-/// An override's value and where it comes from. A class, so that reading whether a setting has one looks up
-/// no generic type.
+/// A value that a layer gives (an override, or a file source above or below the store) and where it comes from. A
+/// class, so that reading whether a setting has one looks up no generic type.
 final class SettingOverride<Value> {
     let value: Value
     let source: SettingSource
-    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
+    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`,
+    /// `file /etc/app/conf.d/APP_CONFIG_USER_NAME`.
     let origin: String
+    /// The text or JSON the value was read from: two values from one origin with one text are the same.
+    let text: String
+    /// Whether the source is declared secret: the value is never shown.
+    let isSecret: Bool
+    /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
+    let layer: String
 
-    init(value: Value, source: SettingSource, origin: String) {
+    init(value: Value, source: SettingSource, origin: String, text: String, isSecret: Bool, layer: String) {
         self.value = value
         self.source = source
         self.origin = origin
+        self.text = text
+        self.isSecret = isSecret
+        self.layer = layer
+    }
+
+    /// Whether `self` and `other` are the same value from the same place.
+    func isSame(as other: SettingOverride<Value>?) -> Bool {
+        guard let other else { return false }
+        return other === self || (other.origin == origin && other.text == text)
     }
 }
 
-/// Text that an environment variable or launch argument gives for a setting.
-struct OverrideCandidate {
+/// What a layer gives for a setting: text (an environment variable, a launch argument, a `.env` line, a file of a
+/// directory) read in the grammar of `assign(parsing:)`, or a stored value (a member of a JSON file).
+enum CandidateValue: Sendable {
+    case text(String)
+    case stored(StoredValue)
+
+    /// The text, or the value as compact JSON.
+    var text: String {
+        switch self {
+        case .text(let text): text
+        case .stored(let stored): JSONText.string(from: stored, pretty: false)
+        }
+    }
+}
+
+/// A value that a layer gives for a setting.
+struct OverrideCandidate: Sendable {
     let source: SettingSource
     /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
     let origin: String
-    let text: String
+    let value: CandidateValue
+    /// The source's identity, for the last good value a live source gave; empty for launch arguments and
+    /// environment variables, which never change.
+    var layer = ""
+    /// Whether the source is declared secret.
+    var isSecret = false
+
+    init(source: SettingSource, origin: String, text: String) {
+        self.source = source
+        self.origin = origin
+        self.value = .text(text)
+    }
+
+    init(source: SettingSource, origin: String, value: CandidateValue, layer: String, isSecret: Bool) {
+        self.source = source
+        self.origin = origin
+        self.value = value
+        self.layer = layer
+        self.isSecret = isSecret
+    }
+}
+
+/// What resolving a setting's layers found.
+struct LayerOutcome {
+    /// A problem for each value that did not fit, with the layer that gave it (empty for a launch argument or an
+    /// environment variable).
+    var problems: [(layer: String, problem: StorableConfigError)] = []
+    /// Whether the value above the store, or the one below it, is another than before.
+    var changed = false
+    /// A source below the store whose new value the store or an override hides: its layer and origin.
+    var hidden: (layer: String, origin: String)?
 }
 
 extension Setting {
-    /// Where the value comes from: a launch argument, an environment variable, the store, or the default.
+    /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
+    /// default.
     public var source: SettingSource {
         if let overridden { return overridden.source }
-        return isSet ? .stored : .default
+        if isSet { return .stored }
+        return fallback?.source ?? .default
     }
 
-    /// Whether an environment variable or launch argument overrides the stored value.
+    /// Where the value comes from, as a person would say it: `launch argument --app-config-port`,
+    /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `.env file ./.env line 3
+    /// (APP_CONFIG_PORT)`, `the store`, or `the declared default`.
+    public var origin: String {
+        if let overridden { return overridden.origin }
+        if isSet { return "the store" }
+        return fallback?.origin ?? "the declared default"
+    }
+
+    /// A value that a file source below the store gives but the setting does not read, because a stored value or
+    /// an override hides it: ``reset()`` brings it back when the store hides it. `nil` when nothing is hidden.
+    public var hiddenSourceValue: HiddenSourceValue? {
+        guard let extras else { return nil }
+        let (fallback, hidden) = locked { (extras.fallback, extras.overridden != nil || hasStoredValue) }
+        guard hidden, let fallback else { return nil }
+        let shown = isSecret || fallback.isSecret ? StorableConfigError.redacted : fallback.text
+        return HiddenSourceValue(valueText: shown, origin: fallback.origin)
+    }
+
+    /// Whether the value is never shown: the setting is declared secret, or the value it reads comes from a source
+    /// declared secret.
+    public var isRedacted: Bool {
+        if isSecret { return true }
+        guard let extras else { return false }
+        return locked { (extras.overridden ?? (hasStoredValue ? nil : extras.fallback))?.isSecret ?? false }
+    }
+
+    /// Makes the setting ready for layers that change while the config is in use: in the config's initializer,
+    /// before anyone else can reach it. `hasLayerBelow`: a `nil` assigned to an optional whose default is `nil`
+    /// is then stored as "no value" rather than removing the stored value, which would bring the source's value.
+    func prepareForLayers(hasLayerBelow: Bool) {
+        let extras = self.extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
+        locked {
+            self.extras = extras
+            assignmentHasRules = true
+            if hasLayerBelow { removesOnNil = false }
+        }
+    }
+
+    /// Whether a launch argument, an environment variable or a file source above the store overrides the stored
+    /// value.
     public var isOverridden: Bool { overridden != nil }
 
     /// Takes the first candidate, in precedence order, that parses and passes the setting's check, and returns
     /// a problem for each one before it that does not.
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] {
-        var problems: [StorableConfigError] = []
-        for candidate in candidates {
-            let problem: String
-            do {
-                let value = try parse(candidate.text)
-                if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
-                    problem = reason
-                } else {
-                    let override = SettingOverride(value: value, source: candidate.source, origin: candidate.origin)
-                    // Made outside the lock, for a setting whose declaration needed none.
-                    let extras = extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
-                    let replaced = locked { () -> Value in
-                        extras.overridden = override
-                        self.extras = extras
-                        assignmentHasRules = true
-                        defer { self.value = value }
-                        return self.value
+        takeLayers(above: candidates, below: nil, isFirstLoad: true, generation: 0).problems.map(\.problem)
+    }
+
+    /// Resolves the values that the layers give: the first valid one of `above` is read in place of the stored
+    /// value, the first valid one of `below` (`nil`: leave the one below as it is) in place of the default.
+    ///
+    /// A live source's value that does not fit is reported; after the config's first load (`isFirstLoad` false)
+    /// the source then keeps giving the last valid value it gave, and otherwise the next candidate is read.
+    /// Runs the value type's own decoding and checks: call it without holding a lock. Does not change the value
+    /// the setting holds: the caller reads the store again for the settings whose layers changed.
+    /// Layers of an older `generation` of the sources than those the setting holds are not taken.
+    func takeLayers(
+        above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
+    ) -> LayerOutcome {
+        var outcome = LayerOutcome()
+        // Made outside the lock, for a setting whose declaration needed none.
+        let extras = self.extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
+        let lastGood = locked { extras.lastGood }
+        var good: [String: SettingOverride<Value>] = [:]
+        func resolve(_ candidates: [OverrideCandidate]) -> SettingOverride<Value>? {
+            for candidate in candidates {
+                let problem: String
+                do {
+                    let value: Value
+                    switch candidate.value {
+                    case .text(let text): value = try parse(text)
+                    case .stored(let stored): value = try ValueTraits<Value>.shared.decode(stored)
                     }
-                    withExtendedLifetime(replaced) {}
-                    return problems
+                    if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
+                        problem = reason
+                    } else {
+                        let taken = SettingOverride(
+                            value: value, source: candidate.source, origin: candidate.origin,
+                            text: candidate.value.text, isSecret: candidate.isSecret, layer: candidate.layer)
+                        if !candidate.layer.isEmpty { good[candidate.layer] = taken }
+                        return taken
+                    }
+                } catch {
+                    problem = "it is not \(TypeName.withArticle(valueTypeName)) (expected \(expectedFormat))"
                 }
-            } catch {
-                problem = "it is not \(TypeName.withArticle(valueTypeName)) (expected \(expectedFormat))"
+                let kept = isFirstLoad || candidate.layer.isEmpty ? nil : lastGood[candidate.layer]
+                let shown = isSecret || candidate.isSecret ? StorableConfigError.redacted : candidate.value.text
+                if kept == nil {
+                    outcome.problems.append(
+                        (candidate.layer, .invalidOverride(origin: candidate.origin, key: key, value: shown, reason: problem)))
+                } else {
+                    outcome.problems.append(
+                        (
+                            candidate.layer,
+                            .invalidValue(
+                                key: key, value: shown,
+                                reason: "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid "
+                                    + "value that source gave"
+                            )
+                        ))
+                }
+                if let kept {
+                    good[candidate.layer] = kept
+                    return kept
+                }
             }
-            problems.append(
-                .invalidOverride(
-                    origin: candidate.origin, key: key, value: isSecret ? StorableConfigError.redacted : candidate.text,
-                    reason: problem))
+            return nil
         }
-        return problems
+        let newAbove = resolve(above)
+        let newBelow = below.map(resolve)
+        let (replaced, hidden) = locked { () -> ((SettingOverride<Value>?, SettingOverride<Value>?), Bool) in
+            let old = (extras.overridden, extras.fallback)
+            guard generation >= extras.layerGeneration else { return (old, false) }
+            extras.layerGeneration = generation
+            let aboveChanged = (newAbove == nil) != (old.0 == nil) || (newAbove.map { !$0.isSame(as: old.0) } ?? false)
+            var belowChanged = false
+            if let newBelow {
+                belowChanged =
+                    (newBelow == nil) != (old.1 == nil) || (newBelow.map { !$0.isSame(as: old.1) } ?? false)
+                extras.fallback = newBelow
+            }
+            extras.overridden = newAbove
+            extras.lastGood = good
+            outcome.changed = aboveChanged || belowChanged
+            if self.extras == nil {
+                // Only in the config's initializer, before anyone else can reach the setting: a config whose
+                // class reads file sources prepares every setting first (see `prepareForLayers`).
+                self.extras = extras
+                assignmentHasRules = true
+            }
+            return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue))
+        }
+        withExtendedLifetime(replaced) {}
+        if hidden, let below = newBelow ?? nil { outcome.hidden = (below.layer, below.origin) }
+        return outcome
     }
 
     /// Reports, once, that an assignment to an overridden setting is stored but not read.

@@ -27,7 +27,10 @@ extension StorableConfig {
     /// ```
     /// - Throws: ``InvalidOverrides``.
     public static func checkOverrides(of configs: [StorableConfig]) throws(InvalidOverrides) {
-        let problems = configs.flatMap(\.overrideProblems)
+        var problems = configs.flatMap(\.overrideProblems)
+        var seen: Set<String> = []
+        problems = problems.filter { seen.insert($0.description).inserted }
+        problems += unknownSourceNames(of: configs).filter { seen.insert($0.description).inserted }
         if !problems.isEmpty { throw InvalidOverrides(problems: problems) }
     }
 
@@ -36,7 +39,7 @@ extension StorableConfig {
     public var overrideReport: String {
         zip(schema.names, settings).compactMap { name, setting -> String? in
             guard let override = setting.overrideDescription else { return nil }
-            let value = setting.isSecret ? StorableConfigError.redacted : setting.valueText
+            let value = setting.isRedacted ? StorableConfigError.redacted : setting.valueText
             return "\(type(of: self).configName).\(name) = \(value) (from the \(override.origin))"
         }.joined(separator: "\n")
     }
@@ -45,32 +48,9 @@ extension StorableConfig {
     func applyOverrides() {
         let overrides = type(of: self).overrides
         guard overrides.environment != nil || overrides.arguments != nil else { return }
-        let configName = type(of: self).configName
         var problems: [StorableConfigError] = []
-        for (name, setting) in zip(schema.names, settings) {
-            var candidates: [OverrideCandidate] = []
-            if let arguments = overrides.arguments {
-                let option = ConfigOverrides.argumentName(configName: configName, name: name)
-                switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
-                case .some(.some(let text)):
-                    candidates.append(
-                        OverrideCandidate(source: .argument, origin: "launch argument \(option)", text: text))
-                case .some(.none):
-                    problems.append(
-                        .invalidOverride(
-                            origin: "launch argument \(option)", key: schema.keys[schema.names.firstIndex(of: name)!],
-                            value: "", reason: "it needs a value: \(option) <value> or \(option)=<value>"))
-                case .none:
-                    break
-                }
-            }
-            if let environment = overrides.environment {
-                let variable = overrides.variableName(configName: configName, name: name)
-                if let text = environment[variable] {
-                    candidates.append(
-                        OverrideCandidate(source: .environment, origin: "environment variable \(variable)", text: text))
-                }
-            }
+        for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
+            let candidates = overrideCandidates(name: name, setting: setting, key: schema.keys[index], problems: &problems)
             if !candidates.isEmpty { problems += setting.takeOverride(from: candidates) }
         }
         guard !problems.isEmpty else { return }

@@ -130,6 +130,11 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
+    /// The number of the last change: a reading of the store made after this call may be tagged with it.
+    func currentVersion() -> UInt64 {
+        feed.withLock { $0.version }
+    }
+
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
         feed.withLock { feed in

@@ -347,6 +347,15 @@ extension RecordCollection: SettingBox {
     /// Record collections are not overridden.
     func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
 
+    /// Record collections take no values from file sources.
+    func takeLayers(
+        above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
+    ) -> LayerOutcome {
+        LayerOutcome()
+    }
+
+    func prepareForLayers(hasLayerBelow: Bool) {}
+
     var overrideDescription: (source: SettingSource, origin: String)? { nil }
 
     func readProblem(_ stored: StoredValue) -> String? {

@@ -1,0 +1,199 @@
+import Foundation
+
+extension StorableConfig {
+    private static let defaultSourcesStorage = Locked(ConfigSources.none)
+
+    /// The file sources of every config class that does not choose its own with ``sources``: none unless set.
+    /// Set it at start-up, before the first config is created:
+    ///
+    /// ```swift
+    /// StorableConfig.defaultSources = ConfigSources(belowStore: [.directory("/etc/app/config")])
+    /// ```
+    public static var defaultSources: ConfigSources {
+        get { defaultSourcesStorage.withLock { $0 } }
+        set { defaultSourcesStorage.withLock { $0 = newValue } }
+    }
+
+    /// Reads every file source in use again now, and updates the settings whose values changed, as a watcher
+    /// does when the files change. For a program that reloads on a signal of its own choosing:
+    ///
+    /// ```swift
+    /// let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP)
+    /// hangUp.setEventHandler { StorableConfig.reloadSources() }
+    /// ```
+    ///
+    /// The library installs no signal handler itself.
+    public static func reloadSources() {
+        SourceRegistry.shared.refreshAll()
+    }
+
+    /// Every file source of the class, highest first: those above the store, then those below.
+    private var allSources: [ConfigSource] {
+        fileSources.aboveStore + fileSources.belowStore
+    }
+
+    /// Reads the layers of every setting (launch arguments, environment variables, file sources), before the
+    /// stored values are loaded; subscribes to the file sources, which then tell the config of their changes.
+    func applyLayers() {
+        let sources = type(of: self).sources
+        guard !sources.isEmpty else {
+            applyOverrides()
+            return
+        }
+        fileSources = sources
+        layerOverrides = type(of: self).overrides
+        for setting in settings { setting.prepareForLayers(hasLayerBelow: !sources.belowStore.isEmpty) }
+        let snapshot = SourceRegistry.shared.subscribe(self, to: allSources)
+        _ = resolveLayers(snapshot, isFirstLoad: true)
+    }
+
+    /// Stops hearing from the file sources: from `deinit`.
+    func endSources() {
+        guard !fileSources.isEmpty else { return }
+        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context))
+    }
+
+    /// A file source this config reads changed: resolves the layers again and reads the store again for the
+    /// settings whose layers changed (every setting, `loadingAll`), which tells their observers when their
+    /// values change.
+    func sourcesChanged(loadingAll: Bool) {
+        let snapshot = SourceRegistry.shared.snapshot(of: allSources)
+        let changed = resolveLayers(snapshot, isFirstLoad: false)
+        guard loadingAll || !changed.isEmpty else { return }
+        loadSettings(version: context.hub.currentVersion(), onlyKeys: loadingAll ? nil : changed)
+    }
+
+    /// Gives every setting its layers from `snapshot`; returns the keys of the settings whose layers changed.
+    private func resolveLayers(_ snapshot: SourceRegistry.Snapshot, isFirstLoad: Bool) -> Set<String> {
+        let type = type(of: self)
+        let overrides = layerOverrides
+        let sources = fileSources
+        var layers: [String: ConfigSource] = [:]
+        var changed: Set<String> = []
+        var problems: [StorableConfigError] = []
+        for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
+            let key = schema.keys[index]
+            var argumentProblems: [StorableConfigError] = []
+            var above = overrideCandidates(name: name, setting: setting, key: key, problems: &argumentProblems)
+            if isFirstLoad {
+                // Launch arguments and environment variables never change: reported once, at creation.
+                for problem in argumentProblems { StorableConfig.report(problem) }
+                problems += argumentProblems
+            }
+            func candidates(_ list: [ConfigSource], position: String) -> [OverrideCandidate] {
+                list.enumerated().compactMap { number, source -> OverrideCandidate? in
+                    guard let contents = snapshot.contents[source] else { return nil }
+                    let variable = overrides.variableName(configName: type.configName, name: name)
+                    let entry: SourceContents.Entry?
+                    switch source.format {
+                    case .dotEnv: entry = contents.entries[variable]
+                    case .directory: entry = contents.entries[key] ?? contents.entries[variable]
+                    case .json: entry = contents.entries[key]
+                    }
+                    guard let entry else { return nil }
+                    let layer = "\(position)\(number) \(source.description)"
+                    layers[layer] = source
+                    if let version = entry.schemaVersion, version != type.schemaVersion {
+                        SourceRegistry.shared.reportOnce(
+                            .sourceUnusable(
+                                where: source.description,
+                                reason: "it holds \(type.configName)'s values in schema version \(version), and this "
+                                    + "program reads version \(type.schemaVersion) (import the document to migrate "
+                                    + "it); its values for \(type.configName) are not read"), for: source)
+                        return nil
+                    }
+                    return OverrideCandidate(
+                        source: .file, origin: entry.origin, value: entry.value, layer: layer,
+                        isSecret: source.isSecret)
+                }
+            }
+            above += candidates(sources.aboveStore, position: "above")
+            let below = candidates(sources.belowStore, position: "below")
+            let outcome = setting.takeLayers(
+                above: above, below: below, isFirstLoad: isFirstLoad, generation: snapshot.generation)
+            if outcome.changed { changed.insert(key) }
+            for (layer, problem) in outcome.problems {
+                if let source = layers[layer] {
+                    SourceRegistry.shared.reportOnce(problem, for: source)
+                    problems.append(problem)
+                } else if isFirstLoad {
+                    StorableConfig.report(problem)
+                    problems.append(problem)
+                }
+            }
+            if let hidden = outcome.hidden, let source = layers[hidden.layer] {
+                let by = setting.overrideDescription.map { "the \($0.origin)" } ?? "the stored value"
+                SourceRegistry.shared.reportOnce(
+                    .sourceValueHidden(key: key, origin: hidden.origin, hiddenBy: by), for: source)
+            }
+        }
+        overrideProblemsStorage.withLock { stored in
+            if isFirstLoad {
+                stored = problems
+            } else {
+                // The launch arguments' and environment variables' problems stay; the files' are replaced.
+                stored = stored.filter { problem in
+                    guard case .invalidOverride(let origin, _, _, _) = problem else { return false }
+                    return origin.hasPrefix("launch argument ") || origin.hasPrefix("environment variable ")
+                } + problems
+            }
+        }
+        return changed
+    }
+
+    /// The candidates that launch arguments and environment variables give for one setting, highest first.
+    func overrideCandidates(
+        name: String, setting: any SettingBox, key: String, problems: inout [StorableConfigError]
+    ) -> [OverrideCandidate] {
+        let overrides = fileSources.isEmpty ? type(of: self).overrides : layerOverrides
+        let configName = type(of: self).configName
+        var candidates: [OverrideCandidate] = []
+        if let arguments = overrides.arguments {
+            let option = ConfigOverrides.argumentName(configName: configName, name: name)
+            switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
+            case .some(.some(let text)):
+                candidates.append(OverrideCandidate(source: .argument, origin: "launch argument \(option)", text: text))
+            case .some(.none):
+                problems.append(
+                    .invalidOverride(
+                        origin: "launch argument \(option)", key: key, value: "",
+                        reason: "it needs a value: \(option) <value> or \(option)=<value>"))
+            case .none:
+                break
+            }
+        }
+        if let environment = overrides.environment {
+            let variable = overrides.variableName(configName: configName, name: name)
+            if let text = environment[variable] {
+                candidates.append(
+                    OverrideCandidate(source: .environment, origin: "environment variable \(variable)", text: text))
+            }
+        }
+        return candidates
+    }
+
+    /// The names in `configs`' file sources that name none of their settings: each most likely a typo.
+    static func unknownSourceNames(of configs: [StorableConfig]) -> [StorableConfigError] {
+        var known: Set<String> = []
+        var sources: Set<ConfigSource> = []
+        for config in configs {
+            let type = type(of: config)
+            for (index, name) in config.schema.names.enumerated() {
+                known.insert(config.schema.keys[index])
+                let overrides = config.fileSources.isEmpty ? type.overrides : config.layerOverrides
+                known.insert(overrides.variableName(configName: type.configName, name: name))
+            }
+            sources.formUnion(config.allSources)
+        }
+        let snapshot = SourceRegistry.shared.snapshot(of: Array(sources))
+        var problems: [StorableConfigError] = []
+        for source in sources.sorted(by: { $0.path < $1.path }) {
+            guard let contents = snapshot.contents[source] else { continue }
+            problems += contents.problems
+            for name in contents.entries.keys.sorted() where !known.contains(name) {
+                problems.append(.unknownSourceName(origin: source.description, name: name))
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// Read-only file sources: a directory of files (a ConfigMap), a `.env` file and a JSON file, above or below the
+/// store, in their declared order; bad input reported and skipped; nothing written; live.
+@Suite(.serialized) struct FileSourceTests {
+    init() { ReportedErrors.install() }
+
+    @Test func aDirectoryBelowTheStoreReplacesTheDefaultAndAStoredValueWinsUntilReset() throws {
+        let directory = TemporaryDirectory()
+        try "9090\n".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "db.internal\r\n".write(to: directory.file("SERVER_CONFIG_HOST"), atomically: true, encoding: .utf8)
+        let store = InMemoryStore()
+        let config = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(config.port == 9090)
+        #expect(config.host == "db.internal")
+        #expect(config.$port.source == .file)
+        #expect(config.$port.origin == "file \(directory.url.path)/SERVER_CONFIG_PORT")
+        #expect(config.$port.isSet == false)
+        #expect(store.value(forKey: config.$port.key) == nil, "a source is never written to the store")
+        config.port = 7070
+        #expect(config.port == 7070)
+        #expect(config.$port.source == .stored)
+        #expect(config.$port.hiddenSourceValue == HiddenSourceValue(
+            valueText: "9090", origin: "file \(directory.url.path)/SERVER_CONFIG_PORT"))
+        config.$port.reset()
+        #expect(config.port == 9090, "reset brings the source's value back")
+        #expect(config.$port.hiddenSourceValue == nil)
+        // A later config reads the same.
+        let later = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(later.port == 9090)
+    }
+
+    @Test func aDirectoryAboveTheStoreWinsOverStoredValuesAndAnAssignmentIsStoredAndReported() throws {
+        let directory = TemporaryDirectory()
+        try "8443".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        let store = InMemoryStore(["srv.ServerConfig.port": .int(81)])
+        let config = ServerConfig(store: store, sources: ConfigSources(aboveStore: [.directory(directory.url.path)]))
+        #expect(config.port == 8443)
+        #expect(config.$port.isOverridden)
+        #expect(config.$port.source == .file)
+        config.port = 82
+        #expect(config.port == 8443, "the source keeps being read")
+        #expect(store.value(forKey: "srv.ServerConfig.port") == .int(82), "the assignment is stored")
+        #expect(!ReportedErrors.mentioning("srv.ServerConfig.port").filter {
+            if case .assignedWhileOverridden = $0 { return true }
+            return false
+        }.isEmpty)
+    }
+
+    @Test func theOrderIsArgumentsEnvironmentSourcesAboveStoreSourcesBelowDefault() throws {
+        let high = TemporaryDirectory()
+        let low = TemporaryDirectory()
+        let below = TemporaryDirectory()
+        try "1".write(to: high.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "2".write(to: low.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "low-host".write(to: low.file("SERVER_CONFIG_HOST"), atomically: true, encoding: .utf8)
+        try "3".write(to: below.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        try "below-host".write(to: below.file("SERVER_CONFIG_HOST"), atomically: true, encoding: .utf8)
+        try "below-name".write(to: below.file("SERVER_CONFIG_NAME"), atomically: true, encoding: .utf8)
+        let store = InMemoryStore(["srv.ServerConfig.name": .string("stored-name")])
+        let config = ServerConfig(
+            store: store,
+            sources: ConfigSources(
+                aboveStore: [.directory(high.url.path), .directory(low.url.path)],
+                belowStore: [.directory(below.url.path)]),
+            overrides: ConfigOverrides(environment: ["SERVER_CONFIG_LIMIT": "4"], arguments: nil))
+        #expect(config.port == 1, "the first source above the store wins")
+        #expect(config.host == "low-host", "the next one above the store wins over one below it")
+        #expect(config.limit == 4, "an environment variable wins over every file")
+        #expect(config.$limit.source == .environment)
+        #expect(config.name == "stored-name", "a stored value wins over a source below the store")
+    }
+
+    @Test func aFileNamedByTheKeyWinsOverOneNamedByTheVariableAndKubeletEntriesAreIgnored() throws {
+        let directory = TemporaryDirectory()
+        try "1".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "2".write(to: directory.file("srv.ServerConfig.port"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: directory.file("..2026_11_25"), withIntermediateDirectories: true)
+        try "3".write(to: directory.file("..2026_11_25/SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("..data").path, withDestinationPath: "..2026_11_25")
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(config.port == 2)
+        #expect(config.limit == 10, "entries starting with .. are the kubelet's")
+        #expect(throws: Never.self) { try StorableConfig.checkOverrides(of: [config]) }
+    }
+
+    @Test func aJSONSettingsFileAndASettingsDocumentAreRead() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("config.json")
+        try #"{"srv.ServerConfig.port": 5000, "srv.ServerConfig.tags": ["a", "b"]}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.jsonFile(file.path)]))
+        #expect(config.port == 5000)
+        #expect(config.tags == ["a", "b"])
+        #expect(config.$port.origin == "JSON file \(file.path)")
+
+        let exported = directory.file("exported.json")
+        let source = ServerConfig(store: InMemoryStore(), sources: .none)
+        source.port = 6000
+        try ConfigDocument(exporting: [source]).jsonText().write(to: exported, atomically: true, encoding: .utf8)
+        let fromDocument = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.file(atPath: exported.path)]))
+        #expect(fromDocument.port == 6000)
+        #expect(fromDocument.$port.source == .file)
+    }
+
+    @Test func aValueThatDoesNotFitIsReportedNamingFileAndKeyAndTheNextSourceIsRead() throws {
+        let first = TemporaryDirectory()
+        let second = TemporaryDirectory()
+        try "eighty".write(to: first.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "500".write(to: first.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        try "8080".write(to: second.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        let config = ServerConfig(
+            store: InMemoryStore(),
+            sources: ConfigSources(belowStore: [.directory(first.url.path), .directory(second.url.path)]))
+        #expect(config.port == 8080)
+        #expect(config.limit == 10, "out of its range: the default")
+        let reported = ReportedErrors.mentioning(first.url.path)
+        #expect(reported.contains { $0.description.contains("SERVER_CONFIG_PORT") && $0.key == "srv.ServerConfig.port" })
+        #expect(reported.contains { $0.description.contains("SERVER_CONFIG_LIMIT") && $0.key == "srv.ServerConfig.limit" })
+        #expect(throws: InvalidOverrides.self) { try StorableConfig.checkOverrides(of: [config]) }
+    }
+
+    @Test func aMissingSourceIsAnErrorUnlessOptional() throws {
+        let directory = TemporaryDirectory()
+        let missing = directory.file("nowhere").path
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(missing)]))
+        #expect(config.port == 80)
+        #expect(ReportedErrors.mentioning(missing).contains { $0.description.contains("does not exist") })
+        #expect(throws: InvalidOverrides.self) { try StorableConfig.checkOverrides(of: [config]) }
+
+        let optional = directory.file("later").path
+        let quiet = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(optional, optional: true)]))
+        #expect(ReportedErrors.mentioning(optional).isEmpty)
+        #expect(throws: Never.self) { try StorableConfig.checkOverrides(of: [quiet]) }
+    }
+
+    @Test func checkingFindsNamesThatMatchNoSetting() throws {
+        let directory = TemporaryDirectory()
+        try "8080".write(to: directory.file("SERVER_CONFIG_PROT"), atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(config.port == 80)
+        do {
+            try StorableConfig.checkOverrides(of: [config])
+            Issue.record("a typo passed the check")
+        } catch {
+            #expect(error.problems == [.unknownSourceName(origin: "directory \(directory.url.path)", name: "SERVER_CONFIG_PROT")])
+        }
+    }
+
+    @Test func aSecretSourceIsNeverShown() throws {
+        let directory = TemporaryDirectory()
+        try "hunter2".write(to: directory.file("SERVER_CONFIG_NAME"), atomically: true, encoding: .utf8)
+        try "999".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(aboveStore: [.directory(directory.url.path, secret: true)]))
+        #expect(config.name == "hunter2")
+        #expect(config.$name.isRedacted)
+        #expect(!config.description.contains("hunter2"))
+        #expect(!config.overrideReport.contains("hunter2"))
+        #expect(config.overrideReport.contains("<redacted>"))
+        #expect(!ReportedErrors.mentioning(directory.url.path).contains { $0.description.contains("\"999\"") })
+    }
+
+    @Test func aJSONFileReplacedByARenameReachesObserversWithinASecond() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("config.json")
+        try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(aboveStore: [.jsonFile(file.path)]))
+        let seen = Locked<[Int]>([])
+        let token = config.$port.observe { value in seen.withLock { $0.append(value) } }
+        defer { token.cancel() }
+        try #"{"srv.ServerConfig.port": 2}"#.write(to: file, atomically: true, encoding: .utf8)
+        #expect(waitUntil { config.port == 2 })
+        #expect(waitUntil { seen.withLock { $0 } == [2] })
+        // The same content again: no change to tell.
+        try #"{"srv.ServerConfig.port": 2}"#.write(to: file, atomically: true, encoding: .utf8)
+        try #"{"srv.ServerConfig.port": 3, "srv.ServerConfig.host": "h"}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        #expect(waitUntil { seen.withLock { $0 } == [2, 3] })
+    }
+
+    @Test func onReloadABadValueKeepsTheLastGoodValueFromThatSource() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("config.json")
+        try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.jsonFile(file.path)]))
+        try #"{"srv.ServerConfig.port": "x"}"#.write(to: file, atomically: true, encoding: .utf8)
+        StorableConfig.reloadSources()
+        #expect(config.port == 1)
+        #expect(waitUntil { ReportedErrors.mentioning(file.path).contains { $0.description.contains("keeps the last valid") } })
+        try "{ not json".write(to: file, atomically: true, encoding: .utf8)
+        StorableConfig.reloadSources()
+        #expect(waitUntil { ReportedErrors.mentioning(file.path).contains { $0.description.contains("not JSON") } })
+        #expect(config.port == 80, "a file that does not parse gives no value")
+    }
+
+    @Test func aStoredValueHidesASourceChangeBelowTheStoreAndSaysSoOnce() throws {
+        let directory = TemporaryDirectory()
+        try "1".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        config.limit = 50
+        try "2".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
+        StorableConfig.reloadSources()
+        StorableConfig.reloadSources()
+        #expect(config.limit == 50)
+        func hidden() -> [StorableConfigError] {
+            ReportedErrors.mentioning(directory.url.path).filter {
+                if case .sourceValueHidden = $0 { return true }
+                return false
+            }
+        }
+        #expect(waitUntil { hidden().count == 1 })
+        usleep(200_000)
+        #expect(hidden().count == 1, "said once")
+        #expect(config.$limit.hiddenSourceValue?.valueText == "2")
+        config.$limit.reset()
+        #expect(config.limit == 2)
+    }
+
+    @Test func anOptionalNilAssignedOverASourceBelowTheStoreStaysNil() throws {
+        let directory = TemporaryDirectory()
+        try "from-file".write(to: directory.file("SERVER_CONFIG_NICKNAME"), atomically: true, encoding: .utf8)
+        let store = InMemoryStore()
+        let config = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(config.nickname == "from-file")
+        config.nickname = nil
+        #expect(config.nickname == nil)
+        let later = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        #expect(later.nickname == nil, "nil is stored, not a removal that would bring the file's value back")
+    }
+}
+
+/// Polls `condition` for up to five seconds (a loaded machine); the behaviour promised is within a second.
+func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+final class ServerConfig: StorableConfig {
+    override class var namespace: String { "srv" }
+    override class var sources: ConfigSources { ServerConfig.current.withLock { $0.sources } }
+    override class var overrides: ConfigOverrides { ServerConfig.current.withLock { $0.overrides } }
+    @Setting var port = 80
+    @Setting var host = "localhost"
+    @Setting(in: 1...100) var limit = 10
+    @Setting var name = ""
+    @Setting var tags: [String] = []
+    @Setting var nickname: String? = nil
+
+    /// The sources and overrides for the next instance, which takes them in its initializer.
+    static let current = Locked((sources: ConfigSources.none, overrides: ConfigOverrides.none))
+    private static let creation = NSLock()
+
+    convenience init(store: any ConfigStore, sources: ConfigSources, overrides: ConfigOverrides = .none) {
+        Self.creation.lock()
+        defer { Self.creation.unlock() }
+        Self.current.withLock { $0 = (sources, overrides) }
+        self.init(store: store)
+    }
+}
