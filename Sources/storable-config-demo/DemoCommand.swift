@@ -20,6 +20,10 @@ struct DemoCommand: Equatable {
     var store: StoreAddress?
     /// The options that override a setting for this run, each as `--option=value`, for the library to read.
     var overrideArguments: [String] = []
+    /// What `--read` names, in the order given: read-only sources below the store.
+    var readBelow: [String] = []
+    /// What `--read-over` names, in the order given: read-only sources above the store.
+    var readAbove: [String] = []
 
     /// A command line that does not parse: exit status 2.
     struct UsageError: Error, Equatable {
@@ -40,6 +44,8 @@ struct DemoCommand: Equatable {
         throws(UsageError) -> DemoCommand
     {
         var storeText: String?
+        var readBelow: [String] = []
+        var readAbove: [String] = []
         var overrideArguments: [String] = []
         var json = false
         var replace = false
@@ -73,6 +79,21 @@ struct DemoCommand: Equatable {
                 _ where argument.hasPrefix("--store="):
                 storeText = try Self.optionValue(
                     argument, "--store", arguments, &index, missing: "--store needs a path: --store <path.json>")
+            case "--read",
+                _ where argument.hasPrefix("--read="):
+                readBelow.append(
+                    Self.expandingHome(
+                        try Self.optionValue(
+                            argument, "--read", arguments, &index,
+                            missing: "--read needs a path: --read <file.json | file.env | directory>"), home: home))
+            case "--read-over",
+                _ where argument.hasPrefix("--read-over="):
+                readAbove.append(
+                    Self.expandingHome(
+                        try Self.optionValue(
+                            argument, "--read-over", arguments, &index,
+                            missing: "--read-over needs a path: --read-over <file.json | file.env | directory>"),
+                        home: home))
             case "--json":
                 json = true
             case "--replace":
@@ -87,18 +108,24 @@ struct DemoCommand: Equatable {
                 wantsHelp = true
             default:
                 throw UsageError(
-                    message: "unknown option '\(argument)'; options are --store <path.json>, --json (for list), "
+                    message: "unknown option '\(argument)'; options are --store <path.json>, --read <path>, "
+                        + "--read-over <path>, --json (for list), "
                         + "--replace (for import), --include-secrets (for export), --limit <N> (for history), --help")
             }
         }
         let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
+        func made(_ action: Action) -> DemoCommand {
+            DemoCommand(
+                action: action, store: store, overrideArguments: overrideArguments, readBelow: readBelow,
+                readAbove: readAbove)
+        }
         let command = positionals.first
         if wantsHelp {
             if let command, !commands.contains(command) {
                 throw UsageError(
                     message: "unknown command '\(command)'; commands are \(commands.joined(separator: ", "))")
             }
-            return DemoCommand(action: .help(command), store: store, overrideArguments: overrideArguments)
+            return made(.help(command))
         }
         let operands = Array(positionals.dropFirst())
         if json && command != "list" {
@@ -180,7 +207,7 @@ struct DemoCommand: Equatable {
                 message: "unknown command '\(other)'; commands are \(commands.joined(separator: ", ")) "
                     + "(or none, to simulate an app launch)")
         }
-        return DemoCommand(action: action, store: store, overrideArguments: overrideArguments)
+        return made(action)
     }
 
     /// The override `option` given as `argument` (which `index` follows), as `--option=value`: with `=`, its
@@ -216,6 +243,12 @@ struct DemoCommand: Equatable {
         guard index < arguments.count else { throw UsageError(message: missing) }
         defer { index += 1 }
         return arguments[index]
+    }
+
+    /// `path` with a leading `~` or `~/` read as `home`.
+    private static func expandingHome(_ path: String, home: String?) -> String {
+        guard let home, path == "~" || path.hasPrefix("~/") else { return path }
+        return home + path.dropFirst()
     }
 
     private static func isOption(_ argument: String) -> Bool {

@@ -296,7 +296,7 @@ struct DemoTool {
 
     /// The value as `list` and `set` show it: `<redacted>` for a secret (`get` prints it).
     private func shown(_ setting: any AnySetting) -> String {
-        setting.isSecret ? StorableConfigError.redacted : Self.displayed(setting.valueText)
+        setting.isRedacted ? StorableConfigError.redacted : Self.displayed(setting.valueText)
     }
 
     /// `text` safe to print on a terminal: text holding a control character (a line break, an escape that
@@ -331,6 +331,7 @@ struct DemoTool {
 
     private func listTable() {
         let header = ["SETTING", "VALUE", "DEFAULT", "SET", "SOURCE", "KEY"]
+        let withSources = rows().contains { $0.setting.source == .file || $0.setting.hiddenSourceValue != nil }
         // An empty string shows as "" so that the columns stay readable.
         func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
         let lines = rows().map { row in
@@ -339,12 +340,13 @@ struct DemoTool {
                 shown(
                     row.setting.isSecret ? StorableConfigError.redacted : Self.displayed(row.setting.defaultValueText)),
                 row.setting.isSet ? "yes" : "no", row.setting.source.description, row.setting.key,
-            ]
+            ] + (withSources ? [Self.sourceNote(row.setting)] : [])
         }
-        let widths = (0..<header.count).map { column in
-            ([header] + lines).map { $0[column].count }.max() ?? 0
+        let heading = header + (withSources ? ["FROM"] : [])
+        let widths = (0..<heading.count).map { column in
+            ([heading] + lines).map { $0[column].count }.max() ?? 0
         }
-        for line in [header] + lines {
+        for line in [heading] + lines {
             let cells = line.enumerated().map { column, cell in
                 column == line.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }
@@ -352,10 +354,23 @@ struct DemoTool {
         }
     }
 
+    /// Where a value from a file comes from, and a file's value that the store or an override hides.
+    private static func sourceNote(_ setting: any AnySetting) -> String {
+        var note = setting.source == .file ? setting.origin : ""
+        if let hidden = setting.hiddenSourceValue {
+            note +=
+                (note.isEmpty ? "" : "; ")
+                + (setting.source == .stored
+                    ? "the stored value hides \(displayed(hidden.valueText)) from the \(hidden.origin) (reset to read it)"
+                    : "hides \(displayed(hidden.valueText)) from the \(hidden.origin)")
+        }
+        return note
+    }
+
     private func listJSON() {
         var object: [String: StoredValue] = [:]
         for row in rows() {
-            if row.setting.isSecret {
+            if row.setting.isRedacted {
                 object[row.name] = .string(StorableConfigError.redacted)
             } else if row.setting is RecordCollection<Income> {
                 // An array of records, in order, as `get`, `list` and `set` show them (stored: a dictionary by id).

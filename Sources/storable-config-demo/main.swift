@@ -36,6 +36,14 @@ do {
 StorableConfig.defaultOverrides = .environmentAndArguments(
     arguments: Array(CommandLine.arguments.prefix(1)) + command.overrideArguments)
 
+// Read-only sources: --read below the store, --read-over above it; among flags of one kind a later one wins.
+for path in command.readBelow + command.readAbove where !FileManager.default.fileExists(atPath: path) {
+    exitWithMessage("\(path) does not exist (given to --read or --read-over)", status: 1)
+}
+StorableConfig.defaultSources = ConfigSources(
+    aboveStore: command.readAbove.reversed().map { ConfigSource.file(atPath: $0) },
+    belowStore: command.readBelow.reversed().map { ConfigSource.file(atPath: $0) })
+
 if case .help(let topic) = command.action {
     print(topic.map(DemoHelp.command) ?? DemoHelp.general)
     exit(0)

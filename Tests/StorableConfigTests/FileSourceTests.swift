@@ -23,8 +23,10 @@ import Testing
         config.port = 7070
         #expect(config.port == 7070)
         #expect(config.$port.source == .stored)
-        #expect(config.$port.hiddenSourceValue == HiddenSourceValue(
-            valueText: "9090", origin: "file \(directory.url.path)/SERVER_CONFIG_PORT"))
+        #expect(
+            config.$port.hiddenSourceValue
+                == HiddenSourceValue(
+                    valueText: "9090", origin: "file \(directory.url.path)/SERVER_CONFIG_PORT"))
         config.$port.reset()
         #expect(config.port == 9090, "reset brings the source's value back")
         #expect(config.$port.hiddenSourceValue == nil)
@@ -44,10 +46,11 @@ import Testing
         config.port = 82
         #expect(config.port == 8443, "the source keeps being read")
         #expect(store.value(forKey: "srv.ServerConfig.port") == .int(82), "the assignment is stored")
-        #expect(!ReportedErrors.mentioning("srv.ServerConfig.port").filter {
-            if case .assignedWhileOverridden = $0 { return true }
-            return false
-        }.isEmpty)
+        #expect(
+            !ReportedErrors.mentioning("srv.ServerConfig.port").filter {
+                if case .assignedWhileOverridden = $0 { return true }
+                return false
+            }.isEmpty)
     }
 
     @Test func theOrderIsArgumentsEnvironmentSourcesAboveStoreSourcesBelowDefault() throws {
@@ -80,8 +83,10 @@ import Testing
         try "2".write(to: directory.file("srv.ServerConfig.port"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: directory.file("..2026_11_25"), withIntermediateDirectories: true)
         try "3".write(to: directory.file("..2026_11_25/SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("..data").path, withDestinationPath: "..2026_11_25")
-        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("..data").path, withDestinationPath: "..2026_11_25")
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
         #expect(config.port == 2)
         #expect(config.limit == 10, "entries starting with .. are the kubelet's")
         #expect(throws: Never.self) { try StorableConfig.checkOverrides(of: [config]) }
@@ -119,8 +124,10 @@ import Testing
         #expect(config.port == 8080)
         #expect(config.limit == 10, "out of its range: the default")
         let reported = ReportedErrors.mentioning(first.url.path)
-        #expect(reported.contains { $0.description.contains("SERVER_CONFIG_PORT") && $0.key == "srv.ServerConfig.port" })
-        #expect(reported.contains { $0.description.contains("SERVER_CONFIG_LIMIT") && $0.key == "srv.ServerConfig.limit" })
+        #expect(
+            reported.contains { $0.description.contains("SERVER_CONFIG_PORT") && $0.key == "srv.ServerConfig.port" })
+        #expect(
+            reported.contains { $0.description.contains("SERVER_CONFIG_LIMIT") && $0.key == "srv.ServerConfig.limit" })
         #expect(throws: InvalidOverrides.self) { try StorableConfig.checkOverrides(of: [config]) }
     }
 
@@ -142,13 +149,17 @@ import Testing
     @Test func checkingFindsNamesThatMatchNoSetting() throws {
         let directory = TemporaryDirectory()
         try "8080".write(to: directory.file("SERVER_CONFIG_PROT"), atomically: true, encoding: .utf8)
-        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
         #expect(config.port == 80)
         do {
             try StorableConfig.checkOverrides(of: [config])
             Issue.record("a typo passed the check")
         } catch {
-            #expect(error.problems == [.unknownSourceName(origin: "directory \(directory.url.path)", name: "SERVER_CONFIG_PROT")])
+            #expect(
+                error.problems == [
+                    .unknownSourceName(origin: "directory \(directory.url.path)", name: "SERVER_CONFIG_PROT")
+                ])
         }
     }
 
@@ -192,7 +203,10 @@ import Testing
         try #"{"srv.ServerConfig.port": "x"}"#.write(to: file, atomically: true, encoding: .utf8)
         StorableConfig.reloadSources()
         #expect(config.port == 1)
-        #expect(waitUntil { ReportedErrors.mentioning(file.path).contains { $0.description.contains("keeps the last valid") } })
+        #expect(
+            waitUntil {
+                ReportedErrors.mentioning(file.path).contains { $0.description.contains("keeps the last valid") }
+            })
         try "{ not json".write(to: file, atomically: true, encoding: .utf8)
         StorableConfig.reloadSources()
         #expect(waitUntil { ReportedErrors.mentioning(file.path).contains { $0.description.contains("not JSON") } })
@@ -202,7 +216,8 @@ import Testing
     @Test func aStoredValueHidesASourceChangeBelowTheStoreAndSaysSoOnce() throws {
         let directory = TemporaryDirectory()
         try "1".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
-        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
         config.limit = 50
         try "2".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)
         StorableConfig.reloadSources()

@@ -17,14 +17,18 @@ struct DotEnvFile: Sendable {
     init(parsing data: Data) {
         var entries: [Entry] = []
         var problems: [Problem] = []
-        for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in String(decoding: data, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).enumerated() {
             let line = line.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
                 problems.append(Problem(line: index + 1, reason: "no ="))
                 continue
             }
-            entries.append(Entry(name: String(line[..<equals]), value: String(line[line.index(after: equals)...]), line: index + 1))
+            entries.append(
+                Entry(name: String(line[..<equals]), value: String(line[line.index(after: equals)...]), line: index + 1)
+            )
         }
         self.entries = entries
         self.problems = problems

@@ -132,10 +132,11 @@ extension StorableConfig {
                 stored = problems
             } else {
                 // The launch arguments' and environment variables' problems stay; the files' are replaced.
-                stored = stored.filter { problem in
-                    guard case .invalidOverride(let origin, _, _, _) = problem else { return false }
-                    return origin.hasPrefix("launch argument ") || origin.hasPrefix("environment variable ")
-                } + problems
+                stored =
+                    stored.filter { problem in
+                        guard case .invalidOverride(let origin, _, _, _) = problem else { return false }
+                        return origin.hasPrefix("launch argument ") || origin.hasPrefix("environment variable ")
+                    } + problems
             }
         }
         return changed

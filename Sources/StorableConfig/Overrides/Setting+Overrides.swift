@@ -181,14 +181,18 @@ extension Setting {
                 let shown = isSecret || candidate.isSecret ? StorableConfigError.redacted : candidate.value.text
                 if kept == nil {
                     outcome.problems.append(
-                        (candidate.layer, .invalidOverride(origin: candidate.origin, key: key, value: shown, reason: problem)))
+                        (
+                            candidate.layer,
+                            .invalidOverride(origin: candidate.origin, key: key, value: shown, reason: problem)
+                        ))
                 } else {
                     outcome.problems.append(
                         (
                             candidate.layer,
                             .invalidValue(
                                 key: key, value: shown,
-                                reason: "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid "
+                                reason:
+                                    "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid "
                                     + "value that source gave"
                             )
                         ))

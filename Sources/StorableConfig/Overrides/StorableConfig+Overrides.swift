@@ -50,7 +50,8 @@ extension StorableConfig {
         guard overrides.environment != nil || overrides.arguments != nil else { return }
         var problems: [StorableConfigError] = []
         for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
-            let candidates = overrideCandidates(name: name, setting: setting, key: schema.keys[index], problems: &problems)
+            let candidates = overrideCandidates(
+                name: name, setting: setting, key: schema.keys[index], problems: &problems)
             if !candidates.isEmpty { problems += setting.takeOverride(from: candidates) }
         }
         guard !problems.isEmpty else { return }
