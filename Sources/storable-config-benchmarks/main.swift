@@ -4,7 +4,8 @@
 //   swift run -c release storable-config-benchmarks [--json] [--quick]
 //   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--json] [--quick]
 //
-// With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift).
+// With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift). With `--sources`, only the
+// file sources' figures (SourceFigures.swift), for a profiler.
 //
 // Each figure is the median of 7 runs of many iterations; every read goes through a non-inlined function
 // that takes the loop index, so nothing is hoisted out of a loop or optimised away.
@@ -128,6 +129,14 @@ let profiles = (0..<8).map { Profile(name: "profile \($0)", age: $0, tags: ["a",
 let machine =
     "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 if arguments.contains("--etcd") { runEtcdFigures(arguments, quick: quick, machine: machine) }
+if arguments.contains("--sources") {
+    let sourceDirectory = temporaryDirectory()
+    printTable(
+        sourceRows(readIterations: 2_000_000 / scale, scale: scale, directory: sourceDirectory),
+        title: "StorableConfig file sources (release build, \(machine))\n")
+    try? FileManager.default.removeItem(at: sourceDirectory)
+    exit(0)
+}
 
 var rows: [Row] = []
 let plain = PlainSettings()
@@ -393,6 +402,8 @@ rows.append(
                     id: "income-\(round % recordCount)", name: "Changed", amount: round, order: round % recordCount))
             handIncomes.defaults.synchronize()
         }, target: nil, unit: "ns/op"))
+
+rows += sourceRows(readIterations: readIterations, scale: scale, directory: directory)
 
 // Memory: bytes per setting of a config of 1,000 Int settings, beyond the 8-byte value.
 let memoryStore = InMemoryStore()
