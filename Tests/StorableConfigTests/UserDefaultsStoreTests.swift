@@ -131,6 +131,57 @@ struct UserDefaultsStoreTests {
         #expect(defaults.dictionary(forKey: config.$counts.key)?["k"] as? Int == 1)
     }
 
+    @Test func aSuiteThatUserDefaultsRefusesIsReportedNamingIt() {
+        ReportedErrors.install()
+        #expect(UserDefaultsStore(suiteName: UserDefaults.globalDomain) == nil)
+        let reported = ReportedErrors.mentioning("'\(UserDefaults.globalDomain)'").filter {
+            if case .suiteUnavailable(UserDefaults.globalDomain, _) = $0 { return true }
+            return false
+        }
+        #expect(!reported.isEmpty)
+        #expect(reported.first?.description.contains("cannot be opened") == true)
+    }
+
+    final class SizeLimitConfig: StorableConfig {
+        override class var namespace: String { "sizelimit" }
+        @Setting var blob = ""
+        @Setting var other = ""
+    }
+
+    @Test func aValueOverThePlatformSizeLimitIsReportedNamingTheKeyAndNotHandedToUserDefaults() throws {
+        ReportedErrors.install()
+        let suite = "StorableConfigTests-size-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        // tvOS's limit, made small: the check is the same code on every platform.
+        let store = UserDefaultsStore(defaults, saving: .coalesced, valueSizeLimit: 1024)
+        let config = SizeLimitConfig(store: store)
+        let small = String(repeating: "s", count: 1000)
+        config.blob = small
+        #expect(defaults.string(forKey: config.$blob.key) == small)
+        config.blob = String(repeating: "b", count: 2000)
+        #expect(defaults.string(forKey: config.$blob.key) == small)
+        let reported = ReportedErrors.mentioning(config.$blob.key)
+        #expect(reported.contains { if case .writeFailed = $0 { return true } else { return false } })
+        // Reported once, as the store says it: not wrapped in a second "Writing … failed".
+        #expect(reported.last?.description.contains("1024 bytes") == true)
+        #expect(reported.last?.description.components(separatedBy: "Writing").count == 2)
+        // A batch with one value too large hands none of its values over.
+        #expect(throws: StorableConfigError.self) {
+            try store.setValues(
+                ["sizelimit.a": .string("fits"), "sizelimit.b": .array([.data(Data(count: 2000))])],
+                removingValuesForKeys: [])
+        }
+        #expect(defaults.object(forKey: "sizelimit.a") == nil)
+        #expect(defaults.object(forKey: "sizelimit.b") == nil)
+        #if !canImport(Darwin)
+            #expect(UserDefaultsStore.platformValueSizeLimit == nil)
+        #endif
+    }
+
     @Test func anExplicitNoValueIsTheDocumentedMarker() throws {
         let fixture = StoreFixture(.userDefaults)
         let store = try #require(fixture.open() as? UserDefaultsStore)
