@@ -84,6 +84,50 @@ struct UserDefaultsStoreTests {
         #endif
     }
 
+    /// A config class that an app and its widget would both compile, from a framework they share.
+    final class SharedGroupConfig: StorableConfig {
+        @Setting var note = ""
+    }
+
+    static func groupSuite(testProcess: pid_t) -> String {
+        "StorableConfigTests.AppGroup-\(testProcess)"
+    }
+
+    @Test func anAppAndItsExtensionShareKeysOnceTheySetOneNamespace() async throws {
+        let suite = Self.groupSuite(testProcess: getpid())
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        // The "app": its own default namespace (here the executable's name) is not the shared one.
+        await #expect(processExitsWith: .success) {
+            guard StorableConfig.defaultNamespace != "com.example.shared" else { exit(1) }
+            StorableConfig.defaultNamespace = "com.example.shared"
+            let suite = UserDefaultsStoreTests.groupSuite(testProcess: getppid())
+            let app = SharedGroupConfig(store: UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)!)
+            app.note = "from the app"
+            guard app.$note.key == "com.example.shared.SharedGroupConfig.note" else { exit(2) }
+            exit(0)
+        }
+        // The "widget", another process: the same line gives it the same keys in the same suite.
+        await #expect(processExitsWith: .success) {
+            StorableConfig.defaultNamespace = "com.example.shared"
+            let suite = UserDefaultsStoreTests.groupSuite(testProcess: getppid())
+            let widget = SharedGroupConfig(store: UserDefaultsStore(suiteName: suite, saving: .onEveryWrite)!)
+            guard widget.note == "from the app" else { exit(1) }
+            // Two configs over two UserDefaults objects of the suite, as two processes hold them, see each
+            // other's writes once the reader reloads.
+            let defaults = UserDefaults(suiteName: suite)!
+            let other = SharedGroupConfig(store: UserDefaultsStore(defaults, saving: .onEveryWrite))
+            widget.note = "from the widget"
+            try? other.reload()
+            guard other.note == "from the widget" else { exit(2) }
+            exit(0)
+        }
+        let shared = UserDefaults(suiteName: suite)?.string(forKey: "com.example.shared.SharedGroupConfig.note")
+        #expect(shared == "from the widget")
+    }
+
     #if !canImport(Darwin)
         @Test func savingOnEveryWriteHasTheFileOnDiskBeforeTheAssignmentReturns() throws {
             let suite = "StorableConfigTests-every-\(UUID().uuidString)"
