@@ -175,6 +175,29 @@ struct UserDefaultsStoreTests {
         #expect(defaults.dictionary(forKey: config.$counts.key)?["k"] as? Int == 1)
     }
 
+    @Test func urlsAndUnsignedValuesAboveInt64MaxReadBackAndOtherCodeReadsThemAsDocumented() throws {
+        let fixture = StoreFixture(.userDefaults)
+        let store = try #require(fixture.open() as? UserDefaultsStore)
+        let homepage = try #require(URL(string: "https://example.com/a/b?c=d&e=%20#frag"))
+        let config = ExitConfig(store: store)
+        config.homepage = homepage
+        config.big = UInt64(Int64.max) + 1
+        // The library's round trip: a config created afterwards reads them from UserDefaults.
+        let again = ExitConfig(store: store)
+        #expect(again.homepage == homepage)
+        #expect(again.big == UInt64(Int64.max) + 1)
+        config.big = .max
+        #expect(ExitConfig(store: store).big == .max)
+        // Code outside the library, as Docs/SupportedTypes.md tells it to read them.
+        let defaults = store.defaults
+        #expect(defaults.string(forKey: config.$homepage.key).flatMap(URL.init(string:)) == homepage)
+        #expect(defaults.object(forKey: config.$big.key) as? UInt64 == .max)
+        #if !canImport(Darwin)
+            // `url(forKey:)` takes a stored string for a file path, so it is not the way to read one.
+            #expect(defaults.url(forKey: config.$homepage.key) != homepage)
+        #endif
+    }
+
     @Test func aSuiteThatUserDefaultsRefusesIsReportedNamingIt() {
         ReportedErrors.install()
         #expect(UserDefaultsStore(suiteName: UserDefaults.globalDomain) == nil)
