@@ -30,10 +30,12 @@ extension StorableConfig {
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
         get {
-            OutsideLocks.deferring {
+            // Read before the lock, which must not be held while another is taken.
+            let namespace = defaultNamespace
+            return OutsideLocks.deferring {
                 defaultStoreStorage.withLock { store in
                     if let store { return store }
-                    let created = makeDefaultStore()
+                    let created = makeDefaultStore(namespace: namespace)
                     store = created
                     return created
                 }
@@ -85,17 +87,17 @@ extension StorableConfig {
         FileHandle.standardError.write(Data("StorableConfig: \(error)\n".utf8))
     }
 
-    private static func makeDefaultStore() -> any ConfigStore {
+    private static func makeDefaultStore(namespace: String) -> any ConfigStore {
         #if canImport(Darwin)
             return UserDefaultsStore(.standard)
         #else
             do {
-                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: defaultNamespace))
+                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: namespace))
             } catch let error as StorableConfigError {
                 report(error)
             } catch {
                 report(
-                    .fileUnusable(path: JSONFileStore.defaultURL(namespace: defaultNamespace).path, reason: "\(error)"))
+                    .fileUnusable(path: JSONFileStore.defaultURL(namespace: namespace).path, reason: "\(error)"))
             }
             return InMemoryStore()
         #endif
