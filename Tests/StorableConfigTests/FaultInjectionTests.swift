@@ -122,6 +122,54 @@ struct FaultInjectionTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.json"])
     }
 
+    /// iOS data protection: before the first unlock a background launch cannot open a protected file (EPERM), as
+    /// a process here cannot open a file of mode 000. A store already open must take that for an error, reported,
+    /// and read the file again once it opens, never for an empty file that its next write would replace.
+    @Test func aFileThatCannotBeOpenedForAWhileIsReportedNotReplacedAndReadOnceItOpens() async throws {
+        let directory = Self.sharedDirectory("protected", parent: getpid())
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Writable by anyone, so that the child, which gives up root, can make and replace files in it.
+        chmod(directory.path, 0o777)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            // Root opens any file; become nobody to be refused like any user.
+            if getuid() == 0 {
+                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
+            }
+            let directory = FaultInjectionTests.sharedDirectory("protected", parent: getppid())
+            let url = directory.appendingPathComponent("settings.json")
+            let config = FullDiskConfig(store: try! JSONFileStore(url: url))
+            config.note = "before"
+            // Another process replaces the file, and it cannot be opened (the device locked, say).
+            let outside = Data(#"{"fulldisk.FullDiskConfig.note": "before", "fulldisk.FullDiskConfig.count": 7}"#.utf8)
+            let staged = directory.appendingPathComponent("staged.json")
+            try! outside.write(to: staged)
+            chmod(staged.path, 0)
+            guard rename(staged.path, url.path) == 0 else { exit(4) }
+            // A reload fails and keeps the values; a write fails, is kept in memory, and replaces nothing.
+            if (try? config.reload()) != nil { exit(5) }
+            guard config.note == "before", config.count == 0 else { exit(6) }
+            config.note = "while locked"
+            guard config.note == "while locked" else { exit(7) }
+            chmod(url.path, 0o600)
+            guard (try? Data(contentsOf: url)) == outside else { exit(8) }
+            // Readable again: the next reload reads the other process's value, the next write keeps both.
+            do { try config.reload() } catch { exit(9) }
+            guard config.count == 7, config.note == "while locked" else { exit(10) }
+            config.count = 8
+            guard let data = try? Data(contentsOf: url),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                object["fulldisk.FullDiskConfig.note"] as? String == "while locked",
+                object["fulldisk.FullDiskConfig.count"] as? Int == 8
+            else { exit(11) }
+            exit(0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains(directory.appendingPathComponent("settings.json").path))
+        #expect(message.contains("Permission denied"))
+        #expect(message.contains("fulldisk.FullDiskConfig.note"))
+    }
+
     /// Mounts a tmpfs of 64 KB on a new directory, runs `body` with that directory, and unmounts it, whether
     /// `body` returns or throws. Mounting needs root.
     static func withTmpfs(_ body: (URL) throws -> Void) throws {

@@ -20,6 +20,7 @@ extension Setting {
     /// ```
     ///
     /// - Parameters:
+    ///   - wrappedValue: The default: what the setting reads while its key holds no value.
     ///   - key: The key to store the value under, exactly as given: no namespace or config name is added.
     ///   - previousNames: Earlier names of the property in this config, most recent first.
     ///   - previousKeys: Earlier full keys, searched first, in the order written.

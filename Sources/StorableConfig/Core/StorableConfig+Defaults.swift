@@ -3,6 +3,14 @@ import Foundation
 extension StorableConfig {
     private static let defaultStoreStorage = Locked<(any ConfigStore)?>(nil)
     private static let errorHandlerStorage = Locked(ErrorHandler(handle: printToStandardError))
+    private static let defaultNamespaceStorage = Locked<String?>(nil)
+
+    /// The bundle identifier, or the executable's name where there is no bundle identifier.
+    private static let packagingNamespace: String = {
+        if let identifier = Bundle.main.bundleIdentifier, !identifier.isEmpty { return identifier }
+        let name = ProcessInfo.processInfo.processName
+        return name.isEmpty ? "StorableConfig" : name
+    }()
 
     /// The handler in a struct: a closure held as `Locked`'s generic value is reabstracted for each access, and the
     /// write-back wrapped it in two more thunks every time it was read, so each report ran through a longer chain
@@ -22,16 +30,40 @@ extension StorableConfig {
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
         get {
-            OutsideLocks.deferring {
+            // Read before the lock, which must not be held while another is taken.
+            let namespace = defaultNamespace
+            return OutsideLocks.deferring {
                 defaultStoreStorage.withLock { store in
                     if let store { return store }
-                    let created = makeDefaultStore()
+                    let created = makeDefaultStore(namespace: namespace)
                     store = created
                     return created
                 }
             }
         }
         set { defaultStoreStorage.withLock { $0 = newValue } }
+    }
+
+    /// The ``namespace`` of every config class that does not override it: unless set, the bundle identifier, or
+    /// the executable's name where there is no bundle identifier.
+    ///
+    /// An app and its widgets or extensions have different bundle identifiers, so by default they read and
+    /// write different keys even in a shared app-group suite. Set one namespace in each of them, at start-up,
+    /// before the first config is created (a class's keys are worked out once, when its first config is made;
+    /// on Linux the default store's file is named after the namespace when it is first used):
+    ///
+    /// ```swift
+    /// StorableConfig.defaultNamespace = "com.example.app"
+    /// StorableConfig.defaultStore = UserDefaultsStore(suiteName: "group.com.example.app")!
+    /// ```
+    ///
+    /// - Precondition: The namespace is not empty.
+    public static var defaultNamespace: String {
+        get { defaultNamespaceStorage.withLock { $0 } ?? packagingNamespace }
+        set {
+            precondition(!newValue.isEmpty, "StorableConfig.defaultNamespace cannot be empty")
+            defaultNamespaceStorage.withLock { $0 = newValue }
+        }
     }
 
     /// Receives every problem that reading or writing a setting meets: a stored value of the wrong type, a
@@ -55,17 +87,17 @@ extension StorableConfig {
         FileHandle.standardError.write(Data("StorableConfig: \(error)\n".utf8))
     }
 
-    private static func makeDefaultStore() -> any ConfigStore {
+    private static func makeDefaultStore(namespace: String) -> any ConfigStore {
         #if canImport(Darwin)
             return UserDefaultsStore(.standard)
         #else
             do {
-                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: defaultNamespace))
+                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: namespace))
             } catch let error as StorableConfigError {
                 report(error)
             } catch {
                 report(
-                    .fileUnusable(path: JSONFileStore.defaultURL(namespace: defaultNamespace).path, reason: "\(error)"))
+                    .fileUnusable(path: JSONFileStore.defaultURL(namespace: namespace).path, reason: "\(error)"))
             }
             return InMemoryStore()
         #endif

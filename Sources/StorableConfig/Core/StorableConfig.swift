@@ -91,8 +91,8 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         context.endChangeObservation()
     }
 
-    /// The first part of every key: the bundle identifier, or where there is none (a command-line program,
-    /// on Linux or on Apple platforms), the executable's name.
+    /// The first part of every key: ``defaultNamespace``, which is the bundle identifier, or where there is none
+    /// (a command-line program, on Linux or on Apple platforms), the executable's name, unless set.
     ///
     /// Override it to give keys a prefix that does not depend on how the program is packaged:
     ///
@@ -140,13 +140,6 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// The steps that bring values stored by earlier versions of the class up to ``schemaVersion``, in any
     /// order (they run in the order of their versions). See ``ConfigMigration``.
     open class var migrations: [ConfigMigration] { [] }
-
-    /// The bundle identifier, or the executable's name where there is no bundle identifier.
-    public static let defaultNamespace: String = {
-        if let identifier = Bundle.main.bundleIdentifier, !identifier.isEmpty { return identifier }
-        let name = ProcessInfo.processInfo.processName
-        return name.isEmpty ? "StorableConfig" : name
-    }()
 
     /// The keys of all of this config's settings, in declaration order (superclasses' settings first).
     public var keys: [String] { schema.keys }

@@ -53,6 +53,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case newerSchemaVersion(config: String, stored: Int, known: Int)
     /// A store's file could not be used.
     case fileUnusable(path: String, reason: String)
+    /// `UserDefaults` cannot open the suite named `suiteName`, for `reason`: ``UserDefaultsStore/init(suiteName:saving:)``
+    /// returned `nil`.
+    case suiteUnavailable(suiteName: String, reason: String)
     /// A store's file did not parse; its bytes were moved or copied aside to `movedTo`, so they can be
     /// recovered.
     case corruptFileQuarantined(path: String, movedTo: String, reason: String)
@@ -146,6 +149,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
                 + "program knows; they are read as well as possible, and neither migrated back nor rewritten."
         case .fileUnusable(let path, let reason):
             "The settings file \(path) cannot be used: \(Self.clause(reason))."
+        case .suiteUnavailable(let suiteName, let reason):
+            "The UserDefaults suite '\(suiteName)' cannot be opened (\(Self.clause(reason))); no store was made for it."
         case .corruptFileQuarantined(let path, let movedTo, let reason):
             "The settings file \(path) does not parse (\(Self.clause(reason))); its bytes were saved as \(movedTo) so "
                 + "that nothing is lost, and the store goes on from the values this process last knew (none, when "

@@ -198,7 +198,7 @@ final class StoreHub: @unchecked Sendable {
         }
         if let failure {
             for change in changes {
-                StorableConfig.report(.writeFailed(key: change.key, reason: "\(failure)"))
+                StorableConfig.report(writeFailure(key: change.key, failure))
             }
             if !store.keepsFailedWrites {
                 storageChanged(keys: Set(call.storeKeys))
@@ -240,7 +240,7 @@ final class StoreHub: @unchecked Sendable {
                 from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            StorableConfig.report(.writeFailed(key: key, reason: "\(failure)"))
+            StorableConfig.report(writeFailure(key: key, failure))
             if !store.keepsFailedWrites {
                 storageChanged(keys: [storeKey])
                 return version
@@ -497,7 +497,7 @@ final class StoreHub: @unchecked Sendable {
                 from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            for key in keys { StorableConfig.report(.writeFailed(key: key, reason: "\(failure)")) }
+            for key in keys { StorableConfig.report(writeFailure(key: key, failure)) }
         }
         let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
         for target in targets {
@@ -534,4 +534,14 @@ final class StoreHub: @unchecked Sendable {
             target.loadSettings(version: version)
         }
     }
+}
+
+/// The report of a failed write of `key`: the store's own `writeFailed` as it is when it names the key (a store
+/// that says why one value was refused), not wrapped in a second sentence.
+private func writeFailure(key: String, _ failure: any Error) -> StorableConfigError {
+    guard case .writeFailed(let failedKey, let reason) = failure as? StorableConfigError else {
+        return .writeFailed(key: key, reason: "\(failure)")
+    }
+    if failedKey == key { return .writeFailed(key: key, reason: reason) }
+    return .writeFailed(key: key, reason: "it was written with '\(failedKey)', which failed: \(reason)")
 }

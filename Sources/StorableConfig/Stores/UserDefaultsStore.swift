@@ -16,6 +16,12 @@ import Foundation
 /// - An explicit "no value" (`nil` assigned to an optional whose default is not `nil`) as the string
 ///   ``nullMarker``, since property lists have no null.
 ///
+/// What `UserDefaults` would refuse is reported, not lost: a suite it cannot open (``init(suiteName:saving:)``
+/// reports ``StorableConfigError/suiteUnavailable(suiteName:reason:)`` and returns `nil`), and a value over the
+/// platform's size limit (512 KB on tvOS, 4 MiB on iOS, watchOS and visionOS, none on macOS and Linux: the write
+/// throws ``StorableConfigError/writeFailed(key:reason:)`` naming the key, and nothing is handed to
+/// `UserDefaults`).
+///
 /// On Linux, corelibs `UserDefaults` writes nothing to disk until `synchronize()` is called. This store
 /// therefore saves what it wrote: by default within a quarter of a second, on a background queue, and at a
 /// normal process exit (``Saving/coalesced``), which costs a write what a plain `UserDefaults.set` costs;
@@ -37,6 +43,8 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     public let defaults: UserDefaults
     /// When writes are saved to disk on Linux.
     public let saving: Saving
+    /// The largest value written, in bytes of its property-list form (`estimatedSize(of:)`), or `nil`.
+    let valueSizeLimit: Int?
 
     /// The name of the persistent domain that `defaults` writes, when known: that of `.standard` or of a
     /// suite opened with ``init(suiteName:saving:)``.
@@ -49,9 +57,15 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     private var observation: (any NSObjectProtocol)?
 
     /// Creates a store over `defaults` that saves writes as `saving` says.
-    public init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
+    public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
+        self.init(defaults, saving: saving, valueSizeLimit: Self.platformValueSizeLimit)
+    }
+
+    /// Creates a store that refuses values over `valueSizeLimit` bytes: the platform's limit, or a test's.
+    init(_ defaults: UserDefaults, saving: Saving, valueSizeLimit: Int?) {
         self.defaults = defaults
         self.saving = saving
+        self.valueSizeLimit = valueSizeLimit
         if defaults === UserDefaults.standard {
             #if canImport(Darwin)
                 // A command-line tool has no bundle identifier: `UserDefaults.standard` then writes the domain
@@ -89,14 +103,40 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// Creates a store over the defaults suite named `suiteName` that saves writes as `saving` says, or
     /// returns `nil` if UserDefaults refuses the name.
     ///
+    /// A refused name is reported as ``StorableConfigError/suiteUnavailable(suiteName:reason:)``, which names the
+    /// suite. Apple's `UserDefaults` refuses `UserDefaults.globalDomain` and the app's own bundle identifier (use
+    /// ``init(_:saving:)`` with `.standard` for the app's domain); they are refused on every platform, so that
+    /// the mistake shows on Linux too. An app group's suite is named after the group: `"group.com.example.app"`.
+    ///
     /// On Linux, a property-list file that does not parse is first copied aside and reported, because
     /// corelibs `UserDefaults` would read it as empty and overwrite it.
     public convenience init?(suiteName: String, saving: Saving = .coalesced) {
         #if !canImport(Darwin)
             Self.preserveCorruptFile(domain: suiteName)
         #endif
-        guard let defaults = Self.defaults(suiteName: suiteName) else { return nil }
+        if let refusal = Self.refusal(ofSuiteName: suiteName) {
+            StorableConfig.report(.suiteUnavailable(suiteName: suiteName, reason: refusal))
+            return nil
+        }
+        guard let defaults = Self.defaults(suiteName: suiteName) else {
+            StorableConfig.report(
+                .suiteUnavailable(suiteName: suiteName, reason: "UserDefaults(suiteName:) returned nil for it"))
+            return nil
+        }
         self.init(defaults, saving: saving)
+    }
+
+    /// Why Apple's `UserDefaults(suiteName:)` refuses `name`, if it does: its documentation names the global
+    /// domain and the app's own bundle identifier.
+    static func refusal(ofSuiteName name: String) -> String? {
+        if name == UserDefaults.globalDomain {
+            return "the global domain is not writable by apps"
+        }
+        if let identifier = Bundle.main.bundleIdentifier, name == identifier {
+            return "it is the app's own bundle identifier, whose domain UserDefaults.standard holds; use "
+                + "UserDefaultsStore(.standard)"
+        }
+        return nil
     }
 
     /// One `UserDefaults` object per suite in the process, so that stores opened for one suite share their
@@ -182,6 +222,7 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// Stores `value` for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the value could not be saved.
     public func setValue(_ value: StoredValue, forKey key: String) throws {
+        try checkSize(of: value, forKey: key)
         let stored = Self.propertyListValue(from: value)
         // Noted first: UserDefaults posts didChangeNotification from inside `set`, and this write is no news.
         known.withLock { $0[key] = .some(Self.storedValue(from: stored)) }
@@ -203,6 +244,10 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        // Checked before anything is written, so that a refused value leaves the others unwritten too.
+        if valueSizeLimit != nil {
+            for key in values.keys.sorted() { try checkSize(of: values[key]!, forKey: key) }
+        }
         let stored = values.mapValues(Self.propertyListValue(from:))
         known.withLock { known in
             for (key, value) in stored { known[key] = .some(Self.storedValue(from: value)) }
@@ -225,6 +270,48 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// "UserDefaults".
     public var description: String {
         defaults === UserDefaults.standard ? "UserDefaults.standard" : "UserDefaults"
+    }
+
+    // MARK: Size limit
+
+    /// The largest value, in bytes of its property-list form, that `UserDefaults` keeps on this platform, or
+    /// `nil` where it sets none (macOS, Linux).
+    ///
+    /// tvOS warns when an app's defaults reach 512 KB and terminates the app at 1 MB, so one value may not
+    /// reach 512 KB there; iOS, watchOS and visionOS log that storing 4 MiB (4,194,304 bytes) or more is
+    /// invalid. The limit is checked for each value; keeping the whole database under tvOS's 1 MB is the app's
+    /// part.
+    static var platformValueSizeLimit: Int? {
+        #if os(tvOS)
+            return 512 * 1024
+        #elseif os(iOS) || os(watchOS) || os(visionOS)
+            return 4 * 1024 * 1024
+        #else
+            return nil
+        #endif
+    }
+
+    /// The size of `value`'s property-list form, in bytes, near enough to compare with a limit of kilobytes:
+    /// the text and data it holds, its keys, and a few bytes for everything else.
+    static func estimatedSize(of value: StoredValue) -> Int {
+        switch value {
+        case .string(let text), .number(let text): text.utf8.count
+        case .data(let bytes): bytes.count
+        case .array(let items): items.reduce(8) { $0 + estimatedSize(of: $1) }
+        case .dictionary(let members): members.reduce(8) { $0 + $1.key.utf8.count + estimatedSize(of: $1.value) }
+        case .null: nullMarker.utf8.count
+        default: 8
+        }
+    }
+
+    private func checkSize(of value: StoredValue, forKey key: String) throws {
+        guard let limit = valueSizeLimit else { return }
+        let size = Self.estimatedSize(of: value)
+        guard size >= limit else { return }
+        throw StorableConfigError.writeFailed(
+            key: key,
+            reason: "the value takes about \(size) bytes, and UserDefaults keeps none of \(limit) bytes or more on "
+                + "this platform; it was not handed to UserDefaults")
     }
 
     private func persist(key: String) throws {

@@ -3,6 +3,7 @@ import Foundation
 /// What etcd's answers hold, read strictly: an answer comes from a network peer, and one that is not what etcd
 /// sends is refused as a whole (the client then asks the next member), never taken for an empty or a successful
 /// one.
+@available(watchOS, unavailable)
 enum EtcdAnswer {
     struct Malformed: Error, CustomStringConvertible {
         let description: String

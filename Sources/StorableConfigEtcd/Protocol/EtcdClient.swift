@@ -11,6 +11,7 @@ import StorableConfig
 /// What a member sends is not trusted: an answer that is not etcd's (a page of a proxy, a redirect, truncated
 /// JSON) sends the request to the next member; only etcd's own refusal (a 4xx status with etcd's JSON error) is
 /// final. See Docs/Etcd.md, "Limits".
+@available(watchOS, unavailable)
 final class EtcdClient: @unchecked Sendable {
     let endpoints: [URL]
     let timeout: TimeInterval
@@ -321,6 +322,7 @@ final class EtcdClient: @unchecked Sendable {
 }
 
 /// A value and a lock, for the client's completion handlers.
+@available(watchOS, unavailable)
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

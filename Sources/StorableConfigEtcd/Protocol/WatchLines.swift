@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Each byte is searched for the end of its line once, however the stream is split: a line of several megabytes
 /// that arrives in small pieces costs no more than one that arrives whole.
+@available(watchOS, unavailable)
 struct WatchLines {
     /// The longest line taken: 64 MiB. etcd's own lines are far shorter (an event holds a key and its value,
     /// and its previous value, each under `--max-request-bytes`, 1.5 MiB by default, as base64).

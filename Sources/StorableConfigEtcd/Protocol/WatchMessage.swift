@@ -1,6 +1,7 @@
 import Foundation
 
 /// What one line of a watch's stream says.
+@available(watchOS, unavailable)
 enum WatchMessage {
     /// etcd created the watch, at the cluster's revision `headerRevision` (0 if not given).
     case created(headerRevision: Int64)

@@ -22,6 +22,7 @@ import StorableConfig
 ///
 /// `values` maps each setting key (without the prefix) to its JSON text exactly as etcd holds it; revisions and
 /// the cluster id are decimal strings, as etcd's gateway sends them.
+@available(watchOS, unavailable)
 struct EtcdSnapshot: Equatable {
     /// The endpoints, as given to the store, sorted.
     var endpoints: [String]
@@ -230,6 +231,7 @@ struct EtcdSnapshot: Equatable {
 }
 
 /// `write(2)`, out of the reach of ``EtcdSnapshot/write(to:)``'s name.
+@available(watchOS, unavailable)
 private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
     write(descriptor, bytes.baseAddress, bytes.count)
 }

@@ -4,6 +4,7 @@ import StorableConfig
 /// Writes an ``EtcdStorage``'s snapshot after its values change, at most once per ``interval``: a change after a
 /// quiet spell is written at once (on the writer's queue), and the changes that arrive within the interval after a
 /// write are written together, when it ends, with the values as they are then.
+@available(watchOS, unavailable)
 final class EtcdSnapshotWriter: @unchecked Sendable {
     let url: URL
     /// The storage whose values are written; weak, so that a pending write does not keep a store nobody uses.

@@ -3,6 +3,7 @@ import StorableConfig
 
 /// History and rollback: etcd keeps every revision of a key until the cluster is compacted, and a `kv/range` with
 /// a `revision` reads the key as it was then.
+@available(watchOS, unavailable)
 extension EtcdStorage: ConfigStoreHistory {
     /// Walks back from the key's current `mod_revision`: the range at `mod_revision - 1` gives the value before
     /// it, with its own `mod_revision`, and so on, one read per entry, until `limit`, the key's creation (the key

@@ -3,6 +3,7 @@ import StorableConfig
 
 /// The storages of the process, one for each cluster, prefix, user, TLS set-up and snapshot: stores for the same
 /// share one client, cache and watch.
+@available(watchOS, unavailable)
 extension EtcdStorage {
     struct Weak {
         weak var storage: EtcdStorage?

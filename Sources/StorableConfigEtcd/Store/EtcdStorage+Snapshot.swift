@@ -3,6 +3,7 @@ import StorableConfig
 
 /// The store's last-known-good snapshot (``EtcdSnapshot``): found and checked at start, the cache filled from it
 /// when no member answers, and its contents for the writer.
+@available(watchOS, unavailable)
 extension EtcdStorage {
     /// The snapshot at `url`, if there is one that this store may start from; one that cannot be read, or that
     /// is of another prefix or other endpoints, is set aside and reported.

@@ -4,6 +4,7 @@ import StorableConfig
 /// The state that every ``EtcdStore`` for one cluster, prefix and user shares in a process: the client, the
 /// cache and the one watch. It is their storage identity, so configs over any of them see each other's writes
 /// at once, from one cache.
+@available(watchOS, unavailable)
 final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
     var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 

@@ -8,6 +8,7 @@ import StorableConfig
 /// let history = try await limits.$maxUploadMB.history(limit: 5)   // newest first, with mod_revisions
 /// try await limits.$maxUploadMB.rollBack(to: history[1])          // refused if the key changed since
 /// ```
+@available(watchOS, unavailable)
 extension EtcdStore: ConfigStoreHistory {
     /// Returns the values `key` held, the current one first, newest first, at most `limit`: one range read per
     /// entry, each at the revision before the last one's `mod_revision`, until `limit`, the key's creation, or the

@@ -2,6 +2,7 @@
 ///
 /// Every call is bounded by a deadline on the monotonic clock: a peer that sends nothing, or sends slowly,
 /// cannot hold a caller past it. ``HTTPConnection`` speaks HTTP/1.1 over any stream.
+@available(watchOS, unavailable)
 protocol ByteStream: AnyObject {
     /// Writes every byte of `bytes`, or throws ``TransportFailure`` (the deadline passed, the peer closed).
     func write(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws
@@ -20,6 +21,7 @@ protocol ByteStream: AnyObject {
 }
 
 /// Why a stream or an exchange over it failed, in words for the user.
+@available(watchOS, unavailable)
 struct TransportFailure: Error, CustomStringConvertible {
     let description: String
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// Opens the byte stream to an endpoint: TCP for `http://`, TLS over TCP for `https://`. Every connection of a
 /// client is opened here, so that what an endpoint needs beyond TCP is decided in one place.
+@available(watchOS, unavailable)
 struct Connector: Sendable {
     /// What `https://` endpoints are checked against, and the client certificate; `nil` when no endpoint is one.
     let tls: TLSContext?

@@ -9,6 +9,7 @@ import Foundation
 /// ``Connector`` opens (TCP).
 ///
 /// One request at a time; not for use from two threads at once, except ``shutdownNow()``.
+@available(watchOS, unavailable)
 final class HTTPConnection {
     /// How far an exchange got before it failed: what tells whether the request may have reached the peer.
     enum Stage: Sendable {

@@ -12,6 +12,7 @@ import Foundation
 ///   many bytes have come, so the memory an answer takes is bounded whatever the peer sends;
 /// - the body is handed on as it arrives, never gathered into one chunk first;
 /// - each byte is looked at a bounded number of times however the stream is split.
+@available(watchOS, unavailable)
 struct HTTPResponseReader {
     struct Failure: Error, CustomStringConvertible {
         let description: String

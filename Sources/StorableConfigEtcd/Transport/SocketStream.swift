@@ -9,6 +9,7 @@ import Foundation
 #endif
 
 /// A TCP connection, non-blocking, every wait bounded by `poll`.
+@available(watchOS, unavailable)
 final class SocketStream: ByteStream {
     /// The socket; TLS runs over it.
     let descriptor: Int32

@@ -6,6 +6,7 @@ import Foundation
 /// On Linux, OpenSSL's `SSL_CTX`, from the `libssl` the system already has (``OpenSSL``): TLS 1.2 or later, the
 /// member's certificate verified against the CA file (or the system's roots) and against the endpoint's host name
 /// or IP address.
+@available(watchOS, unavailable)
 final class TLSContext: @unchecked Sendable {
     /// Whether the client shows a certificate of its own.
     let hasClientCertificate: Bool
