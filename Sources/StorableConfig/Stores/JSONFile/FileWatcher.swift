@@ -76,7 +76,7 @@ final class FileWatcher: Sendable {
     }
 
     /// The watcher's thread: the kernel's watching where it can be had, else polling. `started` is signalled
-    /// once the watching has begun (or has ended, if stopped first), so that `init` returns only then.
+    /// once the watching has begun (by the kernel or by a first snapshot), so that `init` returns only then.
     private static func run(
         path: String, interval: Double, forcePolling: Bool, stop: Int32, started: DispatchSemaphore,
         onChange: @Sendable () -> Void
