@@ -80,18 +80,22 @@ enum FileSystem {
     private static func kind(of info: stat) -> Kind {
         switch info.st_mode & S_IFMT {
         case S_IFDIR: return .directory
-        case S_IFREG:
-            #if canImport(Darwin)
-                let modified = info.st_mtimespec
-            #else
-                let modified = info.st_mtim
-            #endif
-            let stamp = Stamp(
-                device: UInt64(bitPattern: Int64(info.st_dev)), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
-            return .file(stamp, permissions: info.st_mode & 0o777)
+        case S_IFREG: return .file(stamp(of: info), permissions: info.st_mode & 0o777)
         default: return .other
         }
+    }
+
+    /// The identity stamp of what `stat` or `lstat` described, whatever its kind (the file watcher's polling
+    /// stamps directories and links too).
+    static func stamp(of info: stat) -> Stamp {
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
+        return Stamp(
+            device: UInt64(bitPattern: Int64(info.st_dev)), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
     }
 
     /// How many symbolic links a path may lead through, as Linux allows (`MAXSYMLINKS`).

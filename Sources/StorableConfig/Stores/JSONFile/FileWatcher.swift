@@ -8,13 +8,19 @@ import Foundation
     import Musl
 #endif
 
-/// Calls `onChange` soon after the file at a path is replaced, written or removed, on a thread of its own.
+/// Calls `onChange` soon after what a path leads to changes, on a thread of its own: for a file, when it is
+/// written in place, replaced (renamed over), removed or created; for a directory, when an entry in it is added,
+/// written in place, replaced or removed. Calls may be spurious or coalesced: the caller compares contents.
 ///
-/// On Linux it asks the kernel (inotify on the file's directory, since writers replace the file by renaming
-/// over it), so a change is seen within milliseconds. Where the path leads through symbolic links, it also
-/// watches the directory of each link and of the file at the end (see ``FileSystem/entriesOnTheWay(to:)``),
-/// and follows the links anew after each change. Elsewhere, and where inotify cannot be had, it compares the
-/// identity stamp of the file the path leads to every `pollingInterval`.
+/// Where the path leads through symbolic links, every link on the way is watched too (see
+/// ``FileSystem/entriesOnTheWay(to:)``), so a link re-pointed (a dotfile manager's `ln -sf`, the kubelet's
+/// rename of `..data` in a ConfigMap or Secret volume) is a change; so are the links inside a watched
+/// directory. A path that does not exist yet is watched from its nearest existing directory.
+///
+/// On Linux it asks the kernel (inotify, see `FileWatcher+Inotify.swift`), so a change is seen within
+/// milliseconds. On Apple platforms, kernel events on the same directories wake it at once, and it polls as
+/// well for what they do not report (`FileWatcher+Dispatch.swift`). Elsewhere, with `forcePolling`, and where
+/// the kernel's watching cannot be had, it compares a ``Snapshot`` of the path every `pollingInterval`.
 final class FileWatcher: Sendable {
     /// What the watcher and its thread share; the pipe is closed when both are done with it.
     private final class Shared: @unchecked Sendable {
@@ -37,8 +43,9 @@ final class FileWatcher: Sendable {
 
     private let shared: Shared
 
-    /// Starts watching.
-    /// - Throws: `FileSystem.Failure` if the directory cannot be watched.
+    /// Starts watching `path`, a file or a directory, which need not exist. When this returns, the watching has
+    /// begun: a change made after it is seen.
+    /// - Throws: `FileSystem.Failure` if the pipe that stops the watching cannot be made.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
         onChange: @escaping @Sendable () -> Void
@@ -49,29 +56,11 @@ final class FileWatcher: Sendable {
         let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
         self.shared = shared
         let started = DispatchSemaphore(value: 0)
-        #if canImport(Glibc)
-            if !forcePolling, let (inotify, watches) = Self.inotifyWatches(of: path) {
-                Thread.detachNewThread {
-                    shared.thread = pthread_self()
-                    started.signal()
-                    let stopped = Self.watchWithInotify(
-                        inotify, path: path, watches: watches, stop: shared.stopRead, onChange: onChange)
-                    close(inotify)
-                    if !stopped {
-                        // A directory on the way went away: go on by comparing the file's stamp.
-                        Self.watchByPolling(
-                            path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
-                    }
-                    shared.finished.signal()
-                }
-                started.wait()
-                return
-            }
-        #endif
         Thread.detachNewThread {
             shared.thread = pthread_self()
-            started.signal()
-            Self.watchByPolling(path: path, interval: pollingInterval, stop: shared.stopRead, onChange: onChange)
+            Self.run(
+                path: path, interval: pollingInterval, forcePolling: forcePolling, stop: shared.stopRead,
+                started: started, onChange: onChange)
             shared.finished.signal()
         }
         started.wait()
@@ -86,8 +75,37 @@ final class FileWatcher: Sendable {
         shared.finished.wait()
     }
 
-    /// Waits up to `milliseconds` for the stop signal; returns true if it came.
-    private static func waitForStop(_ stop: Int32, orReadable other: Int32?, milliseconds: Int32) -> (
+    /// The watcher's thread: the kernel's watching where it can be had, else polling. `started` is signalled
+    /// once the watching has begun (by the kernel or by a first snapshot), so that `init` returns only then.
+    private static func run(
+        path: String, interval: Double, forcePolling: Bool, stop: Int32, started: DispatchSemaphore,
+        onChange: @Sendable () -> Void
+    ) {
+        var announced = false
+        func ready() {
+            guard !announced else { return }
+            announced = true
+            started.signal()
+        }
+        defer { ready() }
+        if !forcePolling {
+            #if canImport(Glibc) || canImport(Musl)
+                if watchWithInotify(path: path, stop: stop, ready: ready, onChange: onChange) { return }
+            #elseif canImport(Darwin)
+                if watchWithDispatchSources(
+                    path: path, interval: interval, stop: stop, ready: ready, onChange: onChange)
+                {
+                    return
+                }
+            #endif
+        }
+        // A change between the kernel's last report and the first snapshot would be missed: report one.
+        watchByPolling(
+            path: path, interval: interval, stop: stop, ready: ready, changedBefore: announced, onChange: onChange)
+    }
+
+    /// Waits up to `milliseconds` (-1: for ever) for the stop signal or for `other` to be readable.
+    static func waitForStop(_ stop: Int32, orReadable other: Int32?, milliseconds: Int32) -> (
         stop: Bool, readable: Bool
     ) {
         var descriptors = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
@@ -98,15 +116,14 @@ final class FileWatcher: Sendable {
     }
 
     private static func watchByPolling(
-        path: String, interval: Double, stop: Int32, onChange: @Sendable () -> Void
+        path: String, interval: Double, stop: Int32, ready: () -> Void, changedBefore: Bool,
+        onChange: () -> Void
     ) {
-        func stamp() -> FileSystem.Stamp? {
-            if case .file(let stamp, _)? = try? FileSystem.kind(ofPath: path) { return stamp }
-            return nil
-        }
-        var last = stamp()
+        var last = Snapshot(of: path)
+        ready()
+        if changedBefore { onChange() }
         while !waitForStop(stop, orReadable: nil, milliseconds: Int32(interval * 1000)).stop {
-            let current = stamp()
+            let current = Snapshot(of: path)
             if current != last {
                 last = current
                 onChange()
@@ -114,95 +131,75 @@ final class FileWatcher: Sendable {
         }
     }
 
-    #if canImport(Glibc)
-        /// Writers replace the file by renaming over it (IN_MOVED_TO) or write it in place (IN_CLOSE_WRITE); it
-        /// can also be deleted or moved away. Creation alone is not a change, the content comes after, except for
-        /// a symbolic link, which is whole when it is created.
-        private static let eventMask =
-            UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
+    /// What polling compares: the identity stamp of what the path leads to and, for a directory, of every
+    /// entry in it (following links, so that a ConfigMap's swapped `..data` changes every entry's stamp).
+    enum Snapshot: Equatable {
+        case missing
+        case entry(FileSystem.Stamp)
+        case directory(FileSystem.Stamp, entries: [String: FileSystem.Stamp])
 
-        /// A new inotify descriptor watching the way to `path`, or `nil` if inotify cannot be had.
-        private static func inotifyWatches(of path: String) -> (descriptor: Int32, watches: Watches)? {
-            let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-            guard descriptor >= 0 else { return nil }
-            guard let watches = watch(path, with: descriptor, [:]) else {
-                close(descriptor)
-                return nil
+        init(of path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                self = .missing
+                return
             }
-            return (descriptor, watches)
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                self = .entry(FileSystem.stamp(of: info))
+                return
+            }
+            var entries: [String: FileSystem.Stamp] = [:]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                var entry = stat()
+                // A dangling link has no end to stamp: the link's own stamp stands for it.
+                let entryPath = FileWatcher.joined(path, name)
+                if stat(entryPath, &entry) == 0 || lstat(entryPath, &entry) == 0 {
+                    entries[name] = FileSystem.stamp(of: entry)
+                }
+            }
+            self = .directory(FileSystem.stamp(of: info), entries: entries)
         }
+    }
 
-        /// The directories watched, by watch descriptor, with the names in each that matter.
-        typealias Watches = [Int32: (directory: String, names: Set<String>)]
+    /// A directory to watch, and which of its names matter.
+    struct WatchedDirectory {
+        var directory: String
+        var names: Set<String> = []
+        /// Every name matters: the watched path is this directory.
+        var everyName = false
 
-        /// Watches the directory of every entry on the way to `path`, and stops watching those of `current` that
-        /// are no longer on the way.
-        /// - Returns: The watches, or `nil` if a directory on the way is missing or cannot be watched (the
-        ///   caller then closes the descriptor, which ends every watch).
-        private static func watch(_ path: String, with descriptor: Int32, _ current: Watches) -> Watches? {
-            let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
-            guard reachedTheEnd else { return nil }
-            var watches: Watches = [:]
+        func matters(_ name: String) -> Bool { everyName || names.contains(name) }
+    }
+
+    /// The directories whose changes can change what `path` leads to, by path (with no link in it): those of
+    /// the entries on the way (for a missing path, the nearest existing directory, for the missing name); for a
+    /// directory at the end, the directory itself, and the entries on the way to where each link in it leads.
+    /// - Returns: The directories, and the end when it is a directory (`nil` otherwise).
+    static func directoriesToWatch(for path: String) -> (directories: [String: WatchedDirectory], end: String?) {
+        var directories: [String: WatchedDirectory] = [:]
+        func add(_ entries: [FileSystem.DirectoryEntry]) {
             for (directory, name) in entries {
-                let watch = inotify_add_watch(descriptor, directory, eventMask)
-                guard watch >= 0 else { return nil }
-                watches[watch, default: (directory, [])].names.insert(name)
+                directories[directory, default: WatchedDirectory(directory: directory)].names.insert(name)
             }
-            for watch in current.keys where watches[watch] == nil {
-                inotify_rm_watch(descriptor, watch)
-            }
-            return watches
         }
+        let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
+        add(entries)
+        guard reachedTheEnd, let last = entries.last else { return (directories, nil) }
+        let end = joined(last.directory, last.name)
+        var info = stat()
+        guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
+        directories[end, default: WatchedDirectory(directory: end)].everyName = true
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: end)) ?? [] {
+            let entry = joined(end, name)
+            if lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                add(FileSystem.entriesOnTheWay(to: entry).entries)
+            }
+        }
+        return (directories, end)
+    }
 
-        /// Watches until stopped (returns `true`) or until a directory on the way cannot be watched (returns
-        /// `false`).
-        private static func watchWithInotify(
-            _ descriptor: Int32, path: String, watches initial: Watches, stop: Int32, onChange: @Sendable () -> Void
-        ) -> Bool {
-            var watches = initial
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let (stopped, readable) = waitForStop(stop, orReadable: descriptor, milliseconds: -1)
-                if stopped { return true }
-                guard readable else { continue }
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                guard count > 0 else { continue }
-                // struct inotify_event { int wd; uint32_t mask; uint32_t cookie; uint32_t len; char name[len]; }
-                var offset = 0
-                var touched = false
-                var watchGone = false
-                while offset + 16 <= count {
-                    let (watch, mask, length) = buffer.withUnsafeBytes {
-                        (
-                            $0.load(fromByteOffset: offset, as: Int32.self),
-                            $0.load(fromByteOffset: offset + 4, as: UInt32.self),
-                            Int($0.load(fromByteOffset: offset + 12, as: UInt32.self))
-                        )
-                    }
-                    let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
-                    offset += 16 + length
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { touched = true }  // events were lost: read again
-                    guard let watched = watches[watch] else { continue }  // one this watcher stopped
-                    if mask & UInt32(IN_IGNORED) != 0 {
-                        watches[watch] = nil
-                        watchGone = true
-                    }
-                    let name = String(decoding: nameBytes, as: UTF8.self)
-                    guard watched.names.contains(name) else { continue }
-                    if mask & UInt32(IN_CREATE) != 0, mask & ~UInt32(IN_CREATE) & eventMask == 0 {
-                        var info = stat()
-                        let entry = watched.directory == "/" ? "/" + name : watched.directory + "/" + name
-                        guard lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { continue }
-                    }
-                    touched = true
-                }
-                if touched { onChange() }
-                if touched || watchGone {
-                    // A link on the way may lead elsewhere now.
-                    guard let renewed = watch(path, with: descriptor, watches) else { return false }
-                    watches = renewed
-                }
-            }
-        }
-    #endif
+    /// `name` in `directory`.
+    static func joined(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
 }

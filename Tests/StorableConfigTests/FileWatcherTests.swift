@@ -1,0 +1,335 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file watcher that live file sources rely on, against real files, renames, links and (on Linux) inotify:
+/// every way operations change a deployed file or directory must call `onChange`. Calls may be spurious or
+/// coalesced; a missed change is a failure. Each test runs with the kernel's watching and with polling.
+@Suite(.timeLimit(.minutes(2)))
+struct FileWatcherTests {
+    /// Counts the calls of `onChange`.
+    final class Calls: Sendable {
+        private let count = Locked(0)
+
+        func record() { count.withLock { $0 += 1 } }
+
+        var value: Int { count.withLock { $0 } }
+
+        /// Waits until no call has come for `quiet` seconds (late events of the step before), then returns the
+        /// count.
+        func settled(quiet: Double = 0.2) -> Int {
+            var last = value
+            while true {
+                usleep(UInt32(quiet * 1_000_000))
+                let now = value
+                if now == last { return now }
+                last = now
+            }
+        }
+
+        /// Runs `step` once earlier calls have settled, and returns whether a call followed within `seconds`
+        /// (generous: the machine is shared; the watcher itself reports within milliseconds, or an interval).
+        func follow(seconds: Double = 5, _ step: () throws -> Void) rethrows -> Bool {
+            let before = settled()
+            try step()
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if value > before { return true }
+                usleep(5_000)
+            }
+            return false
+        }
+    }
+
+    /// Throws the system's error if a POSIX call failed.
+    static func check(_ result: Int32) throws {
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    static func watch(_ url: URL, polling: Bool, _ calls: Calls) throws -> FileWatcher {
+        try FileWatcher(path: url.path, pollingInterval: 0.05, forcePolling: polling) { calls.record() }
+    }
+
+    /// Writes `text` into the existing file at `url` in place: same inode, truncated and rewritten.
+    static func writeInPlace(_ url: URL, _ text: String) throws {
+        let descriptor = open(url.path, O_WRONLY | O_TRUNC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+    }
+
+    /// Replaces the file at `url` as careful writers do: a temporary file beside it, renamed over it.
+    static func replaceByRename(_ url: URL, _ text: String) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).tmp")
+        try Data(text.utf8).write(to: temporary)
+        try check(rename(temporary.path, url.path))
+    }
+
+    static func makeLink(_ url: URL, to text: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: text)
+    }
+
+    /// Points the link at `url` elsewhere atomically, as `ln -sfn` with a rename would.
+    static func repoint(_ url: URL, to text: String) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).link")
+        try makeLink(temporary, to: text)
+        try check(rename(temporary.path, url.path))
+    }
+
+    /// A ConfigMap or Secret volume as the kubelet writes it: each key a symbolic link `name -> ..data/name`,
+    /// `..data` a link to a timestamped directory holding the files.
+    final class KubeletVolume {
+        let directory: URL
+        private var serial = 0
+        private var current: String?
+
+        init(at directory: URL, files: [String: String]) throws {
+            self.directory = directory
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try update(files)
+            for name in files.keys {
+                try FileWatcherTests.makeLink(directory.appendingPathComponent(name), to: "..data/" + name)
+            }
+        }
+
+        /// Updates the volume the kubelet's way: write a new timestamped directory, link `..data_tmp` to it,
+        /// rename `..data_tmp` over `..data`, remove the old directory.
+        func update(_ files: [String: String]) throws {
+            serial += 1
+            let name = "..2026_11_25_12_00_00.\(String(format: "%09d", serial))"
+            let new = directory.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: new, withIntermediateDirectories: false)
+            for (key, text) in files { try Data(text.utf8).write(to: new.appendingPathComponent(key)) }
+            let temporary = directory.appendingPathComponent("..data_tmp")
+            try FileWatcherTests.makeLink(temporary, to: name)
+            try FileWatcherTests.check(rename(temporary.path, directory.appendingPathComponent("..data").path))
+            if let current { try FileManager.default.removeItem(at: directory.appendingPathComponent(current)) }
+            current = name
+        }
+    }
+
+    // MARK: A file path
+
+    @Test(arguments: [false, true])
+    func aFileWrittenInPlaceReplacedRemovedAndCreatedAgain(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("settings.json")
+        try Data("{}".utf8).write(to: file)
+        let calls = Calls()
+        let watcher = try Self.watch(file, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try Self.writeInPlace(file, #"{"a": 1}"#) })
+        #expect(try calls.follow { try Self.replaceByRename(file, #"{"a": 2}"#) })
+        #expect(try calls.follow { try FileManager.default.removeItem(at: file) })
+        #expect(try calls.follow { try Data(#"{"a": 3}"#.utf8).write(to: file) })
+        // The watching goes on with the new file.
+        #expect(try calls.follow { try Self.writeInPlace(file, #"{"a": 4}"#) })
+    }
+
+    /// The way the kubelet updates a ConfigMap mounted as a volume: `config.json -> ..data/config.json`, and
+    /// `..data` renamed to lead to a new directory. `..data` is an entry on the way, so its rename is seen.
+    @Test(arguments: [false, true])
+    func aFileInAConfigMapVolumeSwappedByTheKubelet(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let volume = try KubeletVolume(at: directory.file("config"), files: ["config.json": "{}"])
+        #expect(
+            FileSystem.entriesOnTheWay(to: volume.directory.appendingPathComponent("config.json").path).entries
+                .contains { $0.name == "..data" })
+        let calls = Calls()
+        let watcher = try Self.watch(volume.directory.appendingPathComponent("config.json"), polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try volume.update(["config.json": #"{"a": 1}"#]) })
+        #expect(try calls.follow { try volume.update(["config.json": #"{"a": 2}"#]) })
+    }
+
+    /// A dotfile: `~/.config/app.json -> ~/dotfiles/app.json`.
+    @Test(arguments: [false, true])
+    func aLinkIntoAnotherDirectoryWhoseTargetIsReplacedOrWhichIsRepointed(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let config = directory.file("config")
+        let dotfiles = directory.file("dotfiles")
+        for folder in [config, dotfiles] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let target = dotfiles.appendingPathComponent("app.json")
+        let other = dotfiles.appendingPathComponent("other.json")
+        try Data("{}".utf8).write(to: target)
+        try Data("{}".utf8).write(to: other)
+        let link = config.appendingPathComponent("app.json")
+        try Self.makeLink(link, to: target.path)
+        let calls = Calls()
+        let watcher = try Self.watch(link, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try Self.replaceByRename(target, #"{"a": 1}"#) })
+        #expect(try calls.follow { try Self.writeInPlace(target, #"{"a": 2}"#) })
+        #expect(try calls.follow { try Self.repoint(link, to: "../dotfiles/other.json") })
+        // Now the other file is the one watched.
+        #expect(try calls.follow { try Self.writeInPlace(other, #"{"b": 1}"#) })
+        #expect(try calls.follow { try FileManager.default.removeItem(at: link) })
+        #expect(try calls.follow { try Self.makeLink(link, to: target.path) })
+        #expect(try calls.follow { try Self.writeInPlace(target, #"{"a": 3}"#) })
+    }
+
+    // MARK: A directory path
+
+    @Test(arguments: [false, true])
+    func aFileInADirectoryAddedWrittenReplacedAndRemoved(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let settings = directory.file("settings")
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        let file = settings.appendingPathComponent("SERVER_CONFIG_PORT")
+        let calls = Calls()
+        let watcher = try Self.watch(settings, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try Data("80".utf8).write(to: file) })
+        #expect(try calls.follow { try Self.writeInPlace(file, "8080") })
+        #expect(try calls.follow { try Self.replaceByRename(file, "9090") })
+        #expect(try calls.follow { try FileManager.default.removeItem(at: file) })
+        // A hard link is whole when it is made, with no write after it.
+        let elsewhere = directory.file("elsewhere")
+        try Data("1".utf8).write(to: elsewhere)
+        #expect(try calls.follow { try Self.check(link(elsewhere.path, file.path)) })
+    }
+
+    /// A ConfigMap or Secret volume as a directory of one file per setting.
+    @Test(arguments: [false, true])
+    func aConfigMapVolumeDirectorySwappedByTheKubelet(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let volume = try KubeletVolume(
+            at: directory.file("config"), files: ["SERVER_CONFIG_PORT": "80", "SERVER_CONFIG_HOST": "a"])
+        let calls = Calls()
+        let watcher = try Self.watch(volume.directory, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try volume.update(["SERVER_CONFIG_PORT": "8080", "SERVER_CONFIG_HOST": "a"]) })
+        #expect(try calls.follow { try volume.update(["SERVER_CONFIG_PORT": "8080", "SERVER_CONFIG_HOST": "b"]) })
+    }
+
+    @Test(arguments: [false, true])
+    func aDirectoryThatIsALinkRepointed(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let first = directory.file("first")
+        let second = directory.file("second")
+        for folder in [first, second] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("1".utf8).write(to: folder.appendingPathComponent("PORT"))
+        }
+        let settings = directory.file("settings")
+        try Self.makeLink(settings, to: "first")
+        let calls = Calls()
+        let watcher = try Self.watch(settings, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try Self.repoint(settings, to: "second") })
+        // The directory now watched is the second one.
+        #expect(try calls.follow { try Self.writeInPlace(second.appendingPathComponent("PORT"), "22") })
+        #expect(try calls.follow { try Data("1".utf8).write(to: second.appendingPathComponent("HOST")) })
+    }
+
+    /// An optional source: the directory is not there at first (nor its parent), and appears later.
+    @Test(arguments: [false, true])
+    func aDirectoryThatAppearsLater(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let settings = directory.file("mount").appendingPathComponent("settings")
+        let calls = Calls()
+        let watcher = try Self.watch(settings, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(
+            try calls.follow {
+                try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+            })
+        #expect(try calls.follow { try Data("80".utf8).write(to: settings.appendingPathComponent("PORT")) })
+        #expect(try calls.follow { try Self.writeInPlace(settings.appendingPathComponent("PORT"), "8080") })
+    }
+
+    @Test(arguments: [false, true])
+    func aDirectoryRemovedAndCreatedAgain(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let settings = directory.file("settings")
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        try Data("80".utf8).write(to: settings.appendingPathComponent("PORT"))
+        let calls = Calls()
+        let watcher = try Self.watch(settings, polling: polling, calls)
+        defer { watcher.stop() }
+        #expect(try calls.follow { try FileManager.default.removeItem(at: settings) })
+        #expect(
+            try calls.follow {
+                try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+            })
+        #expect(try calls.follow { try Data("81".utf8).write(to: settings.appendingPathComponent("PORT")) })
+        // A whole directory moved into place, as a deployment tool may do.
+        let staged = directory.file("staged")
+        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        try Data("82".utf8).write(to: staged.appendingPathComponent("PORT"))
+        #expect(try calls.follow { try FileManager.default.removeItem(at: settings) })
+        #expect(try calls.follow { try Self.check(rename(staged.path, settings.path)) })
+        #expect(try calls.follow { try Self.writeInPlace(settings.appendingPathComponent("PORT"), "83") })
+    }
+
+    // MARK: Stopping
+
+    @Test(arguments: [false, true])
+    func noCallAfterStopReturns(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("settings.json")
+        let calls = Calls()
+        let watcher = try Self.watch(file, polling: polling, calls)
+        #expect(try calls.follow { try Data("1".utf8).write(to: file) })
+        watcher.stop()
+        let stopped = calls.value
+        try Self.replaceByRename(file, "2")
+        usleep(300_000)
+        #expect(calls.value == stopped)
+    }
+
+    @Test(arguments: [false, true])
+    func stopFromOnChangeEndsTheWatching(polling: Bool) throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("settings.json")
+        let calls = Calls()
+        let holder = Locked<FileWatcher?>(nil)
+        let watcher = try FileWatcher(path: file.path, pollingInterval: 0.05, forcePolling: polling) {
+            calls.record()
+            holder.withLock { $0 }?.stop()
+        }
+        holder.withLock { $0 = watcher }
+        #expect(try calls.follow { try Data("1".utf8).write(to: file) })
+        try Self.replaceByRename(file, "2")
+        usleep(300_000)
+        #expect(calls.value == 1)
+        watcher.stop()  // from another thread after the watching ended: returns at once
+    }
+
+    /// Every watcher's thread, pipe and inotify descriptor is gone once `stop()` returns (allowing for the
+    /// other tests of this process, which open files meanwhile: a leak would be hundreds).
+    @Test func startingAndStoppingManyWatchersLeavesNoDescriptorOrThread() throws {
+        func count(_ folder: String) -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0
+        }
+        let directory = TemporaryDirectory()
+        let settings = directory.file("settings")
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        try Data("1".utf8).write(to: settings.appendingPathComponent("PORT"))
+        let descriptors = count("/proc/self/fd")
+        let threads = count("/proc/self/task")
+        for index in 0..<200 {
+            let watcher = try FileWatcher(path: settings.path, pollingInterval: 0.05, forcePolling: index % 4 == 3) {}
+            watcher.stop()
+        }
+        #if os(Linux)
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, count("/proc/self/fd") > descriptors + 20 || count("/proc/self/task") > threads + 8
+            {
+                usleep(50_000)
+            }
+            #expect(count("/proc/self/fd") <= descriptors + 20)
+            #expect(count("/proc/self/task") <= threads + 8)
+        #endif
+    }
+}
