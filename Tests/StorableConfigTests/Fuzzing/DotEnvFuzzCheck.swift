@@ -14,6 +14,9 @@ import Foundation
 ///   ever shows in one.
 /// - The values, written back out as `NAME="…"` lines (with `export`, CRLF and a byte order mark too), read as
 ///   the same values, byte for byte; those that need no quotes or escapes as `NAME='…'` and `NAME=…` lines too.
+/// - A line that held a whole assignment (one whose value holds no line break), or that a problem about its name
+///   or an unclosed quote was reported for, reads the same on its own: each line is read independently of the
+///   lines before it, but for a quoted value that goes on over several lines.
 /// - The input with CRLF line ends (when it has no CR), or after a byte order mark (when it has none), reads
 ///   the same.
 enum DotEnvFuzzCheck {
@@ -23,6 +26,7 @@ enum DotEnvFuzzCheck {
         if let failure = shapeFailure(file, input) { return failure }
         if let failure = reasonFailure(file, input) { return failure }
         if let failure = roundTripFailure(file) { return failure }
+        if let failure = lineAloneFailure(file, input) { return failure }
         let bytes = [UInt8](input)
         if !bytes.contains(UInt8(ascii: "\r")) {
             let crlf = bytes.flatMap { $0 == UInt8(ascii: "\n") ? [UInt8(ascii: "\r"), $0] : [$0] }
@@ -126,7 +130,8 @@ enum DotEnvFuzzCheck {
         for name in names {
             let value = values[name]!.value
             var lines: [String] = []
-            if !value.contains("'") && !value.contains("\\") && !value.contains("\n") {
+            // By bytes: a quote followed by a combining mark is one Character, which `contains("'")` misses.
+            if !value.utf8.contains(where: { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\\") || $0 == 0x0A }) {
                 lines.append("\(name)='\(value)'")
             }
             if isPlain(value) { lines.append("\(name)=\(value)") }
@@ -135,6 +140,28 @@ enum DotEnvFuzzCheck {
                 guard again.problems.isEmpty, again.entries.count == 1,
                     again.entries[0].value.utf8.elementsEqual(value.utf8)
                 else { return "\(line.debugDescription) reads as \(again)" }
+            }
+        }
+        return nil
+    }
+
+    /// Each line is read after a byte order mark, so that one it starts with (after the file's own) stays.
+    private static func lineAloneFailure(_ file: DotEnvFile, _ input: Data) -> String? {
+        let lines = lines(of: input)
+        for entry in file.entries where !entry.value.utf8.contains(UInt8(ascii: "\n")) {
+            let alone = DotEnvFile(parsing: Data(byteOrderMark + lines[entry.line - 1]))
+            guard alone.problems.isEmpty, alone.entries.count == 1, alone.entries[0].name == entry.name,
+                alone.entries[0].value.utf8.elementsEqual(entry.value.utf8)
+            else { return "line \(entry.line) on its own reads as \(alone), not \(entry)" }
+        }
+        let ofTheLine = Set(DotEnvFile.Reason.fixed).subtracting([
+            DotEnvFile.Reason.textAfterQuote, DotEnvFile.Reason.nul, DotEnvFile.Reason.invalidUTF8,
+        ])
+        for problem in file.problems
+        where ofTheLine.contains(problem.reason) || !DotEnvFile.Reason.fixed.contains(problem.reason) {
+            let alone = DotEnvFile(parsing: Data(byteOrderMark + lines[problem.line - 1]))
+            guard alone.entries.isEmpty, alone.problems == [DotEnvFile.Problem(line: 1, reason: problem.reason)] else {
+                return "line \(problem.line) on its own reads as \(alone), not \(problem)"
             }
         }
         return nil
