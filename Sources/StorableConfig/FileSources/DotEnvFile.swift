@@ -21,6 +21,7 @@ import Foundation
 ///   A name is ASCII: a letter or `_`, then letters, digits, `_`, `.` or `-` (Compose takes any Unicode letter
 ///   and `[ ]` too; ASCII keeps two names equal exactly when their bytes are, which Swift's comparison of
 ///   strings by canonical equivalence would not, and a name starting with a digit cannot be a shell's variable).
+///   `NAME: VALUE`, which Compose's parser also takes (undocumented), is not an assignment here.
 /// - An unquoted value is the rest of the line, up to a `#` that follows a blank (`A=b # note` is `b`,
 ///   `A=b#c` is `b#c`, `A= # note` is empty), with blanks around it removed. Backslashes in it are literal.
 /// - A value that starts with `'` or `"` is quoted, and may go on over several lines (Compose's parser takes
@@ -34,9 +35,9 @@ import Foundation
 /// - A line that is malformed (no `=`, an invalid name, a quote never closed, text after a closing quote, a
 ///   NUL byte, bytes that are not UTF-8) is a ``Problem``, and the rest of the file is still read (an
 ///   assignment with an invalid name is read to the end of its value first, so that the lines of a quoted value
-///   are not taken for assignments of their own, nor quoted as names in problems). A line that
-///   is only a name (Compose takes its value from the environment) is a problem too: there is no environment
-///   to take it from, and a file that seems to set a variable but does not should say so.
+///   are not taken for assignments of their own, nor quoted as names in problems). A line that is only a name
+///   (Compose takes its value from the environment) is a problem too: there is no environment to take it from,
+///   and a file that seems to set a variable but does not should say so.
 /// - Every assignment is kept, in order; of duplicate names, the last wins in ``values``.
 ///
 /// Reading never traps and takes time linear in the file's size, whatever the bytes. A quoted value is read up
