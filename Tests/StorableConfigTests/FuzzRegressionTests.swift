@@ -27,7 +27,7 @@ struct FuzzRegressionTests {
     }
 
     @Test func everyTargetHasSeeds() {
-        for target in ["json-text", "iso8601", "document-import", "assign-parsing"] {
+        for target in ["json-text", "iso8601", "document-import", "assign-parsing", "dotenv"] {
             #expect(Self.inputs(of: target).contains { $0.hasPrefix("Corpus/") }, "\(target)")
         }
     }
@@ -50,5 +50,10 @@ struct FuzzRegressionTests {
     @Test(arguments: inputs(of: "assign-parsing"))
     func assignParsing(input: String) throws {
         try Self.check(input, with: AssignParsingFuzzCheck.failure(for:))
+    }
+
+    @Test(arguments: inputs(of: "dotenv"))
+    func dotEnv(input: String) throws {
+        try Self.check(input, with: DotEnvFuzzCheck.failure(for:))
     }
 }
