@@ -38,6 +38,8 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// by `applyLayers()`, and only read afterwards.
     var fileSources = ConfigSources.none
     var layerOverrides = ConfigOverrides.none
+    /// Each setting's environment variable name, by position, for the file sources that name settings so.
+    var layerVariableNames: [String] = []
     /// Set in the initializer by ``applyOverrides()``.
     let overrideProblemsStorage = Locked<[StorableConfigError]>([])
 

@@ -42,6 +42,8 @@ extension StorableConfig {
         }
         fileSources = sources
         layerOverrides = type(of: self).overrides
+        let configName = type(of: self).configName
+        layerVariableNames = schema.names.map { layerOverrides.variableName(configName: configName, name: $0) }
         for setting in settings { setting.prepareForLayers(hasLayerBelow: !sources.belowStore.isEmpty) }
         let snapshot = SourceRegistry.shared.subscribe(self, to: allSources)
         _ = resolveLayers(snapshot, isFirstLoad: true)
@@ -66,9 +68,14 @@ extension StorableConfig {
     /// Gives every setting its layers from `snapshot`; returns the keys of the settings whose layers changed.
     private func resolveLayers(_ snapshot: SourceRegistry.Snapshot, isFirstLoad: Bool) -> Set<String> {
         let type = type(of: self)
-        let overrides = layerOverrides
         let sources = fileSources
+        // Each source's identity as a layer: its place and what it is.
         var layers: [String: ConfigSource] = [:]
+        let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
+        let belowLayers = sources.belowStore.enumerated().map { "below\($0) \($1.description)" }
+        for (layer, source) in zip(aboveLayers + belowLayers, sources.aboveStore + sources.belowStore) {
+            layers[layer] = source
+        }
         var changed: Set<String> = []
         var problems: [StorableConfigError] = []
         for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
@@ -80,10 +87,10 @@ extension StorableConfig {
                 for problem in argumentProblems { StorableConfig.report(problem) }
                 problems += argumentProblems
             }
-            func candidates(_ list: [ConfigSource], position: String) -> [OverrideCandidate] {
-                list.enumerated().compactMap { number, source -> OverrideCandidate? in
+            func candidates(_ list: [ConfigSource], layerNames: [String]) -> [OverrideCandidate] {
+                zip(list, layerNames).compactMap { source, layer -> OverrideCandidate? in
                     guard let contents = snapshot.contents[source] else { return nil }
-                    let variable = overrides.variableName(configName: type.configName, name: name)
+                    let variable = layerVariableNames[index]
                     let entry: SourceContents.Entry?
                     switch source.format {
                     case .dotEnv: entry = contents.entries[variable]
@@ -91,8 +98,6 @@ extension StorableConfig {
                     case .json: entry = contents.entries[key]
                     }
                     guard let entry else { return nil }
-                    let layer = "\(position)\(number) \(source.description)"
-                    layers[layer] = source
                     if let version = entry.schemaVersion, version != type.schemaVersion {
                         SourceRegistry.shared.reportOnce(
                             .sourceUnusable(
@@ -107,8 +112,8 @@ extension StorableConfig {
                         isSecret: source.isSecret)
                 }
             }
-            above += candidates(sources.aboveStore, position: "above")
-            let below = candidates(sources.belowStore, position: "below")
+            above += candidates(sources.aboveStore, layerNames: aboveLayers)
+            let below = candidates(sources.belowStore, layerNames: belowLayers)
             let outcome = setting.takeLayers(
                 above: above, below: below, isFirstLoad: isFirstLoad, generation: snapshot.generation)
             if outcome.changed { changed.insert(key) }
