@@ -47,6 +47,17 @@ enum DemoHelp {
                                 from STORABLE_CONFIG_ETCD_CACERT, STORABLE_CONFIG_ETCD_CERT and
                                 STORABLE_CONFIG_ETCD_KEY (without a CA file, the system's CAs)
                                 (any other scheme://, such as http:// or redis://, is refused: exit 2)
+          --read <path>         read settings from a file the demo never writes, below the store: a JSON
+                                file (a settings document, as export prints, or keys and values), a .env
+                                file (a name ending .env: APP_CONFIG_USER_NAME=x lines), or a directory of
+                                one file per setting (a Kubernetes ConfigMap: a file APP_CONFIG_USER_NAME,
+                                or storable-config-demo.AppConfig.userName, holding the value). Its values
+                                replace the defaults; a stored value wins over them (reset to read them).
+                                Watched: watch prints a change to it. Repeatable; a path that does not exist
+                                exits 1
+          --read-over <path>    the same, above the store: its values win over stored ones
+                                Order, highest first: launch arguments, environment variables, --read-over,
+                                the store, --read, the default; among flags of one kind, a later one wins
           --<config>-config-<setting>=<value>
                                 override a setting for this run, never stored (--app-config-user-name=x); the
                                 value may also follow as the next argument unless it is a command or an option.
@@ -58,6 +69,7 @@ enum DemoHelp {
           storable-config-demo set twitter.userName nkysu1
           storable-config-demo get twitter.userName
           storable-config-demo list --json --store /tmp/demo.json
+          storable-config-demo list --read ./conf.d --read-over ./secrets --read dev.env
 
         Values show as set takes them: text as it is, no value (an optional's nil) as null, and text that would
         read back as something else (a control character, the text "null") as a quoted JSON string.
