@@ -422,3 +422,99 @@ final class KubeletVolume {
         token.cancel()
     }
 }
+
+/// What operations, or an attacker with write access to a volume, can put in a source: nothing crashes, hangs or
+/// is read past its limits, and each problem names its file.
+struct HostileFileSourceTests {
+    init() { ReportedErrors.install() }
+
+    @Test func oddEntriesInADirectoryAreSkippedOrReportedAndTheRestIsRead() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.url.path
+        try "8080".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        // A FIFO where a value was expected: never opened for a blocking read.
+        #expect(mkfifo(path + "/SERVER_CONFIG_HOST", 0o600) == 0)
+        // A link that leads to itself, one that leads nowhere, and a subdirectory.
+        try FileManager.default.createSymbolicLink(
+            atPath: path + "/SERVER_CONFIG_NAME", withDestinationPath: "SERVER_CONFIG_NAME")
+        try FileManager.default.createSymbolicLink(
+            atPath: path + "/SERVER_CONFIG_LIMIT", withDestinationPath: "/nonexistent/limit")
+        try FileManager.default.createDirectory(
+            atPath: path + "/SERVER_CONFIG_TAGS", withIntermediateDirectories: false)
+        // Bytes that are not UTF-8, and a file over the size limit.
+        try Data([0x66, 0x6F, 0xFF, 0xFE]).write(to: directory.file("SERVER_CONFIG_NICKNAME"))
+        try Data(count: SourceContents.largestFile + 1).write(to: directory.file("srv.ServerConfig.host"))
+        // Odd Unicode names: matched by no setting, reported by the check, never a crash.
+        for name in ["SERVER_CONFIG_PORT\u{301}", "\u{202E}TROP_GIFNOC_REVRES", "🙂"] {
+            try "1".write(toFile: path + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(path)]))
+        #expect(config.port == 8080)
+        #expect(config.host == "localhost")
+        #expect(config.name == "")
+        #expect(config.limit == 10)
+        #expect(config.nickname == nil)
+        let reported = ReportedErrors.mentioning(path)
+        #expect(
+            reported.contains { $0.description.contains("SERVER_CONFIG_NICKNAME") && $0.description.contains("UTF-8") })
+        #expect(
+            reported.contains {
+                $0.description.contains("srv.ServerConfig.host") && $0.description.contains("more than")
+            })
+        do {
+            try StorableConfig.checkOverrides(of: [config])
+            Issue.record("the odd names passed the check")
+        } catch {
+            let unknown = error.problems.compactMap { problem -> String? in
+                if case .unknownSourceName(_, let name) = problem { return name }
+                return nil
+            }
+            #expect(Set(unknown) == ["SERVER_CONFIG_PORT\u{301}", "\u{202E}TROP_GIFNOC_REVRES", "🙂"])
+        }
+    }
+
+    @Test func hostileJSONIsReportedNotTrusted() throws {
+        let directory = TemporaryDirectory()
+        let cases: [(String, String)] = [
+            (String(repeating: "[", count: 100_000), "not JSON"),
+            (#"{"srv.ServerConfig.port": 1e400}"#, "srv.ServerConfig.port"),
+            (#"{"srv.ServerConfig.port": 99999999999999999999999}"#, "srv.ServerConfig.port"),
+            (#"["srv.ServerConfig.port", 1]"#, "not an object"),
+            (#"{"format": "StorableConfig settings", "formatVersion": 99, "configs": {}}"#, "formatVersion"),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let file = directory.file("hostile-\(index).json")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let config = ServerConfig(
+                store: InMemoryStore(), sources: ConfigSources(aboveStore: [.jsonFile(file.path)]))
+            #expect(config.port == 80, "\(text.prefix(60))")
+            #expect(
+                ReportedErrors.mentioning(file.path).contains { $0.description.contains(expected) },
+                "\(text.prefix(60))")
+        }
+    }
+
+    @Test func aVariableInTheRealEnvironmentBeatsTheDotEnvLine() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("dev.env")
+        try "ENVIRONMENT_FIRST_CONFIG_GREETING=from file\nENVIRONMENT_FIRST_CONFIG_FAREWELL=bye\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        setenv("ENVIRONMENT_FIRST_CONFIG_GREETING", "from the environment", 1)
+        defer { unsetenv("ENVIRONMENT_FIRST_CONFIG_GREETING") }
+        EnvironmentFirstConfig.current.withLock { $0 = ConfigSources(belowStore: [.dotEnv(file.path)]) }
+        let config = EnvironmentFirstConfig(store: InMemoryStore())
+        #expect(config.greeting == "from the environment")
+        #expect(config.$greeting.origin == "environment variable ENVIRONMENT_FIRST_CONFIG_GREETING")
+        #expect(config.farewell == "bye")
+        #expect(config.$farewell.origin == ".env file \(file.path) line 2")
+    }
+}
+
+/// A config whose variables no other test uses, so that one test may set them in the process's environment.
+final class EnvironmentFirstConfig: StorableConfig {
+    override class var namespace: String { "envfirst" }
+    override class var sources: ConfigSources { current.withLock { $0 } }
+    static let current = Locked(ConfigSources.none)
+    @Setting var greeting = ""
+    @Setting var farewell = ""
+}

@@ -60,15 +60,18 @@ struct SourceContents: Sendable {
         return contents
     }
 
-    /// The bytes of the file at `path`, or `nil` with a problem.
+    /// The bytes of the file at `path`, or `nil` with a problem. Opened without blocking and checked on the open
+    /// descriptor, so that a FIFO or a device put where a file was expected never holds the reading thread.
     private mutating func readFile(_ path: String, source: ConfigSource) -> Data? {
         let place = path == source.path ? source.description : "file \(path)"
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
             problems.append(.sourceUnusable(where: place, reason: String(cString: strerror(errno))))
             return nil
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             problems.append(.sourceUnusable(where: place, reason: "it is not a regular file"))
             return nil
         }
@@ -78,7 +81,12 @@ struct SourceContents: Sendable {
             return nil
         }
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // At most one byte more than the limit: a file that grew since `fstat` is refused, not read whole.
+            let data = try handle.read(upToCount: Self.largestFile + 1) ?? Data()
+            guard data.count <= Self.largestFile else {
+                problems.append(.sourceUnusable(where: place, reason: "it holds more than \(Self.largestFile) bytes"))
+                return nil
+            }
             fingerprint[path] = data
             return data
         } catch {
