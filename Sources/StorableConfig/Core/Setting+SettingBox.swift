@@ -29,7 +29,7 @@ extension Setting: SettingBox {
     }
 
     func showPendingReset() {
-        applyPending(fallbackValue, isSet: false)
+        applyPending(defaultValue, isSet: false, fromStore: false)
     }
 
     func readProblem(_ stored: StoredValue) -> String? {
@@ -58,13 +58,11 @@ extension Setting: SettingBox {
     }
 
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
-        if let overridden {
-            // The override stays; only whether a value is stored, and its version, change.
-            apply(overridden.value, isSet: stored != nil, version: version, stored: nil)
-            return
-        }
+        // With layers, what the store gives is passed on and the layers are resolved under the lock; a stored
+        // value that cannot be read is not reported while an override hides it.
+        let quietly = hasLayers && overridden != nil
         guard let stored else {
-            apply(fallbackValue, isSet: false, version: version, stored: nil)
+            apply(defaultValue, isSet: false, version: version, stored: nil, fromStore: false)
             return
         }
         // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
@@ -78,13 +76,19 @@ extension Setting: SettingBox {
             let value = try traits.decode(stored)
             if let check = rules?.check, let reason = check(value) {
                 if isFirstLoad {
-                    StorableConfig.report(
-                        .invalidValue(
-                            key: key, value: shown,
-                            reason: "\(reason); the stored value is left in place and the setting reads its default"))
-                    apply(fallbackValue, isSet: true, version: version, stored: nil)
+                    if !quietly {
+                        StorableConfig.report(
+                            .invalidValue(
+                                key: key, value: shown,
+                                reason: "\(reason); the stored value is left in place and the setting reads its default"
+                            ))
+                    }
+                    apply(defaultValue, isSet: true, version: version, stored: nil, fromStore: false)
                 } else {
-                    StorableConfig.report(.invalidValue(key: key, value: shown, reason: "\(reason)\(Self.keptReason)"))
+                    if !quietly {
+                        StorableConfig.report(
+                            .invalidValue(key: key, value: shown, reason: "\(reason)\(Self.keptReason)"))
+                    }
                     keepLastGoodValue(version: version)
                 }
                 return
@@ -107,14 +111,16 @@ extension Setting: SettingBox {
                             reason: "it is not \(TypeName.withArticle(typeName)) (\(reason))\(Self.keptReason)"))
                 }
             }
-            if !isSecret, let source = locked({ binding })?.context.store as? any OriginalTextSource {
+            if quietly {
+                // An override hides the stored value: nothing to report while it does.
+            } else if !isSecret, let source = locked({ binding })?.context.store as? any OriginalTextSource {
                 // The store's lock is not taken under the framework's: ask once they are released.
                 OutsideLocks.run { report(foundText: source.originalText(forKey: key, of: stored)) }
             } else {
                 report(foundText: nil)
             }
             if isFirstLoad {
-                apply(fallbackValue, isSet: true, version: version, stored: nil)
+                apply(defaultValue, isSet: true, version: version, stored: nil, fromStore: false)
             } else {
                 keepLastGoodValue(version: version)
             }

@@ -108,7 +108,7 @@ extension Setting: AnySetting {
 extension Setting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// "key = value", with `<redacted>` for a secret's value.
     public var description: String {
-        "\(key.isEmpty ? "Setting<\(valueTypeName)>" : key) = \(isSecret ? StorableConfigError.redacted : valueText)"
+        "\(key.isEmpty ? "Setting<\(valueTypeName)>" : key) = \(isRedacted ? StorableConfigError.redacted : valueText)"
     }
 
     /// The same as ``description``.
@@ -117,7 +117,7 @@ extension Setting: CustomStringConvertible, CustomDebugStringConvertible, Custom
     /// The key, the value (`<redacted>` for a secret), the default and whether it is stored, so that `dump`
     /// and debuggers show no secret.
     public var customMirror: Mirror {
-        let shown: Any = isSecret ? StorableConfigError.redacted : wrappedValue
+        let shown: Any = isRedacted ? StorableConfigError.redacted : wrappedValue
         let shownDefault: Any = isSecret ? StorableConfigError.redacted : defaultValue
         return Mirror(
             self, children: ["key": key, "value": shown, "defaultValue": shownDefault, "isSet": isSet],

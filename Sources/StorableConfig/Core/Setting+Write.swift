@@ -72,17 +72,20 @@ extension Setting {
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) {
         let isSet = stored != nil
-        // An override keeps being read here; the assigned value is stored, and is what the other configs on
-        // the storage take, for when the override goes away.
-        let shown = assignmentHasRules ? overriddenValue(or: newValue) : newValue
+        // With layers, an override keeps being read (resolved under the lock, with the version): the assigned
+        // value is stored, and is what the other configs on the storage take, for when the override goes away.
         if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
-            applyWritten(shown, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
+            if hasLayers {
+                apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
+            } else {
+                applyWritten(newValue, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
+            }
         } else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
-                apply(shown, isSet: isSet, version: version, stored: stored)
+                apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
             }
-            applyPending(shown, isSet: isSet)
+            applyPending(newValue, isSet: isSet, fromStore: isSet)
         }
     }
 
@@ -132,10 +135,24 @@ extension Setting {
         return true
     }
 
-    /// The override's value if the setting is overridden, else `value`.
+    /// Under the lock: the value the setting reads when the store gives `underlying` (`fromStore` false: the store
+    /// gives nothing usable, and `underlying` is the declared default): the layer above the store, else
+    /// `underlying`, else the layer below the store, else the default. Records which layer it is. Resolved in the
+    /// critical section that checks and sets the version, so that a value worked out from layers that have
+    /// changed since can never be taken.
     @usableFromInline @inline(never)
-    func overriddenValue(or value: Value) -> Value {
-        overridden?.value ?? value
+    func layeredValueLocked(_ underlying: Value, fromStore: Bool) -> (value: Value, isUnderlying: Bool) {
+        guard let extras else { return (underlying, true) }
+        if let above = extras.overridden {
+            extras.appliedLayer = .above
+            return (above.value, false)
+        }
+        if !fromStore, let below = extras.fallback {
+            extras.appliedLayer = .below
+            return (below.value, false)
+        }
+        extras.appliedLayer = .none
+        return (fromStore ? underlying : declaredDefault, fromStore)
     }
 
     /// Reports a value that cannot be encoded, and holds it in memory only.
@@ -149,12 +166,11 @@ extension Setting {
     /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
     /// observers, once.
     @usableFromInline
-    func applyPending(_ newValue: Value, isSet: Bool) {
-        let newValue = overridden?.value ?? newValue
+    func applyPending(_ newValue: Value, isSet: Bool, fromStore: Bool = true) {
         let state = observationState()
         let replaced = locked { () -> Value? in
             let current = value
-            value = newValue
+            value = hasLayers ? layeredValueLocked(newValue, fromStore: fromStore).value : newValue
             hasStoredValue = isSet
             if state.valueBeforeBatch == nil {
                 state.valueBeforeBatch = .some(current)
@@ -185,11 +201,17 @@ extension Setting {
 
     /// Takes `newValue` unless the setting already holds a newer version (`nil`: a change kept in memory
     /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
+    /// With layers, `newValue` is what the store gives (`fromStore` false: nothing usable, and `newValue` is the
+    /// declared default), and the layers are resolved under the lock (see `layeredValueLocked`).
     @usableFromInline
-    func apply(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
+    func apply(
+        _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
+    ) {
         lock.lock()
-        // The usual case, with no observer of this setting or its config and no batch state: no queue.
-        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers {
+        // The usual case, with no observer of this setting or its config, no batch state and no layers: no queue.
+        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers,
+            !hasLayers
+        {
             if let newVersion {
                 guard newVersion >= version else {
                     lock.unlock()
@@ -211,13 +233,15 @@ extension Setting {
             return
         }
         lock.unlock()
-        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
+        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored, fromStore: fromStore)
     }
 
-    /// ``apply(_:isSet:version:stored:)`` when someone listens, or a batch is under way: the change is queued
-    /// under the lock and delivered in order after it.
+    /// ``apply(_:isSet:version:stored:fromStore:)`` when someone listens, a batch is under way or layers may give
+    /// the value: the change is queued under the lock and delivered in order after it.
     @inlinable @inline(never)
-    func applyInOrder(_ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?) {
+    func applyInOrder(
+        _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
+    ) {
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?
@@ -252,19 +276,32 @@ extension Setting {
                 continue
             }
             if let newVersion { version = newVersion }
+            // With layers, what the setting reads is resolved here, with the version (a copy: the caller still
+            // holds `newValue`, so the node's copy it replaces is not the last).
+            var shown = newValue
+            var shownStored = stored
+            if hasLayers {
+                let layered = layeredValueLocked(newValue, fromStore: fromStore)
+                shown = layered.value
+                if !layered.isUnderlying { shownStored = nil }
+                if let node {
+                    node.new = shown
+                    node.stored = shownStored
+                }
+            }
             let current = value
             var old = current
             if let observation, case .some(let before) = observation.valueBeforeBatch {
                 old = before
                 observation.valueBeforeBatch = nil
             }
-            value = newValue
+            value = shown
             hasStoredValue = isSet
             guard listening, let node, let state else {
                 lock.unlock()
                 withExtendedLifetime(current) {}
                 // Nobody to tell in order: only the Observation framework needs to hear of a change.
-                if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
+                if Self.hasChanged(from: old, to: shown, stored: shownStored, traits: traits, listening: false) {
                     binding.observationDidChange()
                 }
                 return

@@ -71,6 +71,10 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once,
     /// like `extras`, before anyone else can reach the setting.
     @usableFromInline @exclusivity(unchecked) var assignmentHasRules = false
+    /// Whether a layer (an override, a file source) may give the value: every value then takes the way that
+    /// resolves the layers under the lock, in the same critical section as the version (see
+    /// `layeredValueLocked`). Set once, like `extras`.
+    @usableFromInline @exclusivity(unchecked) var hasLayers = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -146,7 +150,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
             return
         }
         // Bound, so `bind` has set the traits (before the binding).
-        write(fallbackValue, stored: nil, through: binding, traits: traits!)
+        write(defaultValue, stored: nil, through: binding, traits: traits!)
         // Values left under earlier keys too, so that none comes back at the next start.
         let earlier = binding.schema.earlierKeys[binding.index]
         if !earlier.isEmpty {

@@ -20,6 +20,9 @@ final class SettingExtras<Value>: @unchecked Sendable {
     /// The generation of the sources' contents that the layers above were resolved from: older ones are not
     /// taken. Guarded by the setting's lock.
     @exclusivity(unchecked) var layerGeneration: UInt64 = 0
+    /// Which layer gave the value the setting holds: none (the store or the default), the one above the store,
+    /// or the one below it. Guarded by the setting's lock; set with the value.
+    @exclusivity(unchecked) var appliedLayer = AppliedLayer.none
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
     /// lock.
     @exclusivity(unchecked) var reportedOverriddenAssignment = false
@@ -28,6 +31,13 @@ final class SettingExtras<Value>: @unchecked Sendable {
         self.declaredKeys = declaredKeys
         self.rules = rules
     }
+}
+
+/// Which layer gave a setting's value.
+enum AppliedLayer: UInt8 {
+    case none
+    case above
+    case below
 }
 
 extension Setting {
@@ -42,18 +52,5 @@ extension Setting {
     var overridden: SettingOverride<Value>? {
         guard let extras else { return nil }
         return locked { extras.overridden }
-    }
-
-    /// The value that a file source below the store gives, if any: what the setting reads when nothing is stored.
-    var fallback: SettingOverride<Value>? {
-        guard let extras else { return nil }
-        return locked { extras.fallback }
-    }
-
-    /// What the setting reads when nothing is stored: a file source's value below the store, else the declared
-    /// default.
-    var fallbackValue: Value {
-        guard let extras else { return defaultValue }
-        return locked { extras.fallback?.value ?? declaredDefault }
     }
 }

@@ -57,7 +57,7 @@ extension Setting {
         for observer in observers where change.number > observer.since {
             observer.onChange(new)
         }
-        if binding.context.hasChangeObservers { binding.tellChangeObservers(old: old, new: new, isSecret: isSecret) }
+        if binding.context.hasChangeObservers { binding.tellChangeObservers(old: old, new: new, isSecret: isRedacted) }
     }
 
     /// Adds an observer of later changes; with `initial`, also calls it with the current value, before any

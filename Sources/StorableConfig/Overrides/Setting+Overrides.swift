@@ -83,29 +83,39 @@ struct LayerOutcome {
 }
 
 extension Setting {
+    /// The layer that gave the value the setting holds, if one did.
+    private var appliedLayerValue: SettingOverride<Value>? {
+        guard let extras else { return nil }
+        return locked { () -> SettingOverride<Value>? in
+            switch extras.appliedLayer {
+            case .none: nil
+            case .above: extras.overridden
+            case .below: extras.fallback
+            }
+        }
+    }
+
     /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
     /// default.
     public var source: SettingSource {
-        if let overridden { return overridden.source }
-        if isSet { return .stored }
-        return fallback?.source ?? .default
+        if let layer = appliedLayerValue { return layer.source }
+        return isSet ? .stored : .default
     }
 
     /// Where the value comes from, as a person would say it: `launch argument --app-config-port`,
-    /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `.env file ./.env line 3
-    /// (APP_CONFIG_PORT)`, `the store`, or `the declared default`.
+    /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `.env file ./.env line 3`,
+    /// `the store`, or `the declared default`.
     public var origin: String {
-        if let overridden { return overridden.origin }
-        if isSet { return "the store" }
-        return fallback?.origin ?? "the declared default"
+        if let layer = appliedLayerValue { return layer.origin }
+        return isSet ? "the store" : "the declared default"
     }
 
     /// A value that a file source below the store gives but the setting does not read, because a stored value or
     /// an override hides it: ``reset()`` brings it back when the store hides it. `nil` when nothing is hidden.
     public var hiddenSourceValue: HiddenSourceValue? {
         guard let extras else { return nil }
-        let (fallback, hidden) = locked { (extras.fallback, extras.overridden != nil || hasStoredValue) }
-        guard hidden, let fallback else { return nil }
+        let fallback = locked { extras.appliedLayer == .below ? nil : extras.fallback }
+        guard let fallback else { return nil }
         let shown = isSecret || fallback.isSecret ? StorableConfigError.redacted : fallback.text
         return HiddenSourceValue(valueText: shown, origin: fallback.origin)
     }
@@ -114,8 +124,7 @@ extension Setting {
     /// declared secret.
     public var isRedacted: Bool {
         if isSecret { return true }
-        guard let extras else { return false }
-        return locked { (extras.overridden ?? (hasStoredValue ? nil : extras.fallback))?.isSecret ?? false }
+        return appliedLayerValue?.isSecret ?? false
     }
 
     /// Makes the setting ready for layers that change while the config is in use: in the config's initializer,
@@ -126,6 +135,7 @@ extension Setting {
         locked {
             self.extras = extras
             assignmentHasRules = true
+            hasLayers = true
             if hasLayerBelow { removesOnNil = false }
         }
     }
@@ -206,9 +216,11 @@ extension Setting {
         }
         let newAbove = resolve(above)
         let newBelow = below.map(resolve)
-        let (replaced, hidden) = locked { () -> ((SettingOverride<Value>?, SettingOverride<Value>?), Bool) in
+        var releasedLastGood: [String: SettingOverride<Value>] = [:]
+        let (replaced, hidden, taken) = locked {
+            () -> ((SettingOverride<Value>?, SettingOverride<Value>?), Bool, Bool) in
             let old = (extras.overridden, extras.fallback)
-            guard generation >= extras.layerGeneration else { return (old, false) }
+            guard generation >= extras.layerGeneration else { return (old, false, false) }
             extras.layerGeneration = generation
             let aboveChanged = (newAbove == nil) != (old.0 == nil) || (newAbove.map { !$0.isSame(as: old.0) } ?? false)
             var belowChanged = false
@@ -218,17 +230,23 @@ extension Setting {
                 extras.fallback = newBelow
             }
             extras.overridden = newAbove
+            // The old values are released after the unlock: a value's `deinit` is code the user wrote.
+            releasedLastGood = extras.lastGood
             extras.lastGood = good
             outcome.changed = aboveChanged || belowChanged
-            if self.extras == nil {
-                // Only in the config's initializer, before anyone else can reach the setting: a config whose
-                // class reads file sources prepares every setting first (see `prepareForLayers`).
+            if isFirstLoad, newAbove != nil || extras.fallback != nil, !hasLayers {
+                // Only in the config's initializer, before anyone else can reach the setting (a config whose class
+                // reads file sources prepared every setting already: see `prepareForLayers`).
                 self.extras = extras
                 assignmentHasRules = true
+                hasLayers = true
             }
-            return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue))
+            return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue), true)
         }
         withExtendedLifetime(replaced) {}
+        withExtendedLifetime(releasedLastGood) {}
+        // Layers of an older generation than those the setting holds were not taken: nothing to report.
+        guard taken else { return LayerOutcome() }
         if hidden, let below = newBelow ?? nil { outcome.hidden = (below.layer, below.origin) }
         return outcome
     }
