@@ -260,7 +260,7 @@ func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-final class ServerConfig: StorableConfig {
+final class ServerConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "srv" }
     override class var sources: ConfigSources { ServerConfig.current.withLock { $0.sources } }
     override class var overrides: ConfigOverrides { ServerConfig.current.withLock { $0.overrides } }
@@ -517,4 +517,150 @@ final class EnvironmentFirstConfig: StorableConfig {
     static let current = Locked(ConfigSources.none)
     @Setting var greeting = ""
     @Setting var farewell = ""
+}
+
+/// What a second review of the file sources found, each kept as a test.
+@Suite(.serialized) struct FileSourceReviewTests {
+    init() { ReportedErrors.install() }
+
+    /// Assignments racing with a source above the store that comes and goes: when all is quiet, the setting reads
+    /// the source if it is there, else the last assignment; never a value of a layer that is gone.
+    @Test func writesRacingWithALayerThatComesAndGoesEndOnTheRightValue() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("SERVER_CONFIG_PORT")
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(aboveStore: [.directory(directory.url.path)]))
+        let token = config.$port.observe { _ in }
+        defer { token.cancel() }
+        for round in 0..<(isRunningUnderThreadSanitizer ? 10 : 40) {
+            let present = round % 2 == 0
+            DispatchQueue.concurrentPerform(iterations: 3) { worker in
+                switch worker {
+                case 0:
+                    if present {
+                        try? "\(10_000 + round)".write(to: file, atomically: true, encoding: .utf8)
+                    } else {
+                        try? FileManager.default.removeItem(at: file)
+                    }
+                    StorableConfig.reloadSources()
+                case 1:
+                    for value in 0..<50 { config.port = round * 100 + value }
+                default:
+                    StorableConfig.reloadSources()
+                }
+            }
+            StorableConfig.reloadSources()
+            let expected = present ? 10_000 + round : round * 100 + 49
+            #expect(waitUntil { config.port == expected }, "round \(round): \(config.port), not \(expected)")
+            #expect(config.$port.source == (present ? .file : .stored))
+        }
+    }
+
+    /// The last config of a source going away while the next one is made: the next one still reads and watches it.
+    @Test func aConfigMadeWhileTheLastOneGoesAwayIsStillSubscribed() throws {
+        let directory = TemporaryDirectory()
+        try "4242".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        let sources = ConfigSources(belowStore: [.directory(directory.url.path)])
+        let store = InMemoryStore()
+        let wrong = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<(isRunningUnderThreadSanitizer ? 20 : 100) {
+                let config = ServerConfig(store: store, sources: sources)
+                if config.port != 4242 { wrong.withLock { $0 += 1 } }
+            }
+        }
+        #expect(wrong.withLock { $0 } == 0)
+        let last = ServerConfig(store: store, sources: sources)
+        try "4343".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        #expect(waitUntil { last.port == 4343 })
+    }
+
+    @Test func aSecretSourceStaysRedactedInChangesDescriptionsAndMirrorsAndUnderABadStoredValue() throws {
+        let directory = TemporaryDirectory()
+        try "hunter2".write(to: directory.file("SERVER_CONFIG_NAME"), atomically: true, encoding: .utf8)
+        let store = InMemoryStore(["srv.ServerConfig.name": .int(5)])  // not a String: the next layer is read
+        let config = ServerConfig(
+            store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path, secret: true)]))
+        #expect(config.name == "hunter2")
+        #expect(config.$name.isRedacted)
+        #expect(config.$name.source == .file)
+        #expect(config.$name.hiddenSourceValue == nil, "it is read, not hidden")
+        #expect(!config.description.contains("hunter2"))
+        #expect(!config.$name.description.contains("hunter2"))
+        var dumped = ""
+        dump(config.$name, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+        let changes = Locked<[String]>([])
+        let token = config.observe { change in changes.withLock { $0.append(change.description) } }
+        defer { token.cancel() }
+        try "hunter3".write(to: directory.file("SERVER_CONFIG_NAME"), atomically: true, encoding: .utf8)
+        StorableConfig.reloadSources()
+        #expect(config.name == "hunter3")
+        #expect(waitUntil { !changes.withLock { $0 }.isEmpty })
+        #expect(!changes.withLock { $0 }.joined().contains("hunter"))
+    }
+
+    @Test func aRelativePathThroughALinkIsNotResolvedWhenDeclared() throws {
+        let directory = TemporaryDirectory()
+        let volume = try KubeletVolume(
+            at: directory.file("config").path, files: ["config.json": #"{"srv.ServerConfig.port": 1}"#])
+        // The same file by a path relative to the current directory, through the `config.json` link.
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: depth) + volume.path.dropFirst() + "/./config.json"
+        let source = ConfigSource.jsonFile(relative)
+        #expect(source.path == volume.path + "/config.json")
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [source]))
+        #expect(config.port == 1)
+        try volume.update(["config.json": #"{"srv.ServerConfig.port": 2}"#])
+        #expect(waitUntil { config.port == 2 })
+    }
+
+    @Test func aDocumentNamesASettingWithAnExplicitKeyByItsPropertyAndTheCheckKnowsWhereEachNameIsRead() throws {
+        let directory = TemporaryDirectory()
+        let document = directory.file("document.json")
+        try #"""
+        {"format": "StorableConfig settings", "formatVersion": 1,
+         "configs": {"KeyedSourceConfig": {"namespace": "keyed", "schemaVersion": 0,
+                                           "settings": {"port": 7000}}}}
+        """#.write(to: document, atomically: true, encoding: .utf8)
+        let env = directory.file("dev.env")
+        try "keyed.legacy.port=1\n".write(to: env, atomically: true, encoding: .utf8)
+        KeyedSourceConfig.current.withLock {
+            $0 = ConfigSources(belowStore: [.jsonFile(document.path), .dotEnv(env.path)])
+        }
+        let config = KeyedSourceConfig(store: InMemoryStore())
+        #expect(config.port == 7000)
+        do {
+            try StorableConfig.checkOverrides(of: [config])
+            Issue.record("a key in a .env file, where only variable names are read, passed the check")
+        } catch {
+            #expect(error.problems == [.unknownSourceName(origin: ".env file \(env.path)", name: "keyed.legacy.port")])
+        }
+    }
+
+    @Test func aProblemIsReportedOncePerContentOfItsOwnFile() throws {
+        let directory = TemporaryDirectory()
+        try "not a number".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        try "a".write(to: directory.file("SERVER_CONFIG_HOST"), atomically: true, encoding: .utf8)
+        let config = ServerConfig(
+            store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
+        func reports() -> Int {
+            ReportedErrors.mentioning(directory.url.path + "/SERVER_CONFIG_PORT").count
+        }
+        #expect(reports() == 1)
+        for host in ["b", "c", "d"] {
+            try host.write(to: directory.file("SERVER_CONFIG_HOST"), atomically: true, encoding: .utf8)
+            StorableConfig.reloadSources()
+            #expect(config.host == host)
+        }
+        #expect(reports() == 1, "another file's change does not report this one again")
+        #expect(config.overrideProblems.count == 1, "kept once, not once per reload")
+    }
+}
+
+final class KeyedSourceConfig: StorableConfig {
+    override class var namespace: String { "keyed" }
+    override class var sources: ConfigSources { current.withLock { $0 } }
+    static let current = Locked(ConfigSources.none)
+    @Setting(key: "keyed.legacy.port") var port = 80
 }

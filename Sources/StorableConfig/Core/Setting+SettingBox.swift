@@ -60,7 +60,13 @@ extension Setting: SettingBox {
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
         // With layers, what the store gives is passed on and the layers are resolved under the lock; a stored
         // value that cannot be read is not reported while an override hides it.
-        let quietly = hasLayers && overridden != nil
+        // A value that a layer gives stays the layer's to give: keeping "the last good value" is for a value the
+        // store gave. A stored value that cannot be read while a layer gives the value was reported when it came.
+        let (holdsLayerValue, wasStored) =
+            hasLayers
+            ? extras.map { extras in locked { (extras.appliedLayer != .none, hasStoredValue) } } ?? (false, false)
+            : (false, false)
+        let quietly = hasLayers && (overridden != nil || (!isFirstLoad && holdsLayerValue && wasStored))
         guard let stored else {
             apply(defaultValue, isSet: false, version: version, stored: nil, fromStore: false)
             return
@@ -75,7 +81,7 @@ extension Setting: SettingBox {
         do {
             let value = try traits.decode(stored)
             if let check = rules?.check, let reason = check(value) {
-                if isFirstLoad {
+                if isFirstLoad || holdsLayerValue {
                     if !quietly {
                         StorableConfig.report(
                             .invalidValue(
@@ -100,7 +106,7 @@ extension Setting: SettingBox {
             let key = key
             let typeName = traits.typeName
             func report(foundText: String?) {
-                if isFirstLoad {
+                if isFirstLoad || holdsLayerValue {
                     StorableConfig.report(
                         .typeMismatch(
                             key: key, expectedType: typeName, found: found, reason: reason, foundText: foundText))
@@ -119,7 +125,7 @@ extension Setting: SettingBox {
             } else {
                 report(foundText: nil)
             }
-            if isFirstLoad {
+            if isFirstLoad || holdsLayerValue {
                 apply(defaultValue, isSet: true, version: version, stored: nil, fromStore: false)
             } else {
                 keepLastGoodValue(version: version)

@@ -40,6 +40,11 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     var layerOverrides = ConfigOverrides.none
     /// Each setting's environment variable name, by position, for the file sources that name settings so.
     var layerVariableNames: [String] = []
+    /// Each setting's name in a settings document, `<namespace>.<configName>.<property name>`, by position.
+    var layerDocumentNames: [String] = []
+    /// Whether the initializer has loaded the settings, so that a source's change may be taken (`nil`: no file
+    /// sources).
+    var layerReadiness: Locked<LayerReadiness>?
     /// Set in the initializer by ``applyOverrides()``.
     let overrideProblemsStorage = Locked<[StorableConfigError]>([])
 
@@ -79,6 +84,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         applyLayers()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version, isFirstLoad: true)
+        finishApplyingLayers()
     }
 
     /// Creates a config over the process-wide ``defaultStore``.

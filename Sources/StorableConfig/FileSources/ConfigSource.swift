@@ -95,11 +95,21 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `path` made absolute from the current directory, with `.` and `..` taken out by text alone: a symbolic link
+    /// on the way is never resolved here, so that one the kubelet re-points (`..data`) is followed at each
+    /// reading.
     private static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/"), !path.isEmpty else { return path }
-        let current = FileManager.default.currentDirectoryPath
-        let joined = current.hasSuffix("/") ? current + path : current + "/" + path
-        return (joined as NSString).standardizingPath
+        guard !path.isEmpty else { return path }
+        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }
 

@@ -14,6 +14,9 @@ struct SourceContents: Sendable {
     /// By name: an environment variable's name or a key (a directory), a variable's name (a `.env` file), a key (a
     /// JSON file).
     var entries: [String: Entry] = [:]
+    /// A settings document's values, by `<namespace>.<configName>.<property name>` (not by key: a setting with an
+    /// explicit key is still named by its property in a document).
+    var documentEntries: [String: Entry] = [:]
     /// What could not be used, each reported once for these contents.
     var problems: [StorableConfigError] = []
     /// The bytes read, by file: two readings with the same fingerprint hold the same values.
@@ -169,7 +172,7 @@ struct SourceContents: Sendable {
         }
         for (configName, config) in document.configs {
             for (name, value) in config.settings {
-                entries["\(config.namespace).\(configName).\(name)"] = Entry(
+                documentEntries["\(config.namespace).\(configName).\(name)"] = Entry(
                     value: .stored(value), origin: origin, schemaVersion: config.schemaVersion)
             }
         }

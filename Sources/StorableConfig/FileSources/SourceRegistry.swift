@@ -21,9 +21,6 @@ final class SourceRegistry: Sendable {
         var watcher: FileWatcher?
         /// The descriptions of the problems reported for these contents: each is reported once.
         var reported: Set<String> = []
-        /// Readings are numbered as they start, so that a slow reading never replaces a later one.
-        var readingsStarted: UInt64 = 0
-        var readingInstalled: UInt64 = 0
     }
 
     private struct State {
@@ -34,6 +31,8 @@ final class SourceRegistry: Sendable {
     }
 
     private let state = Locked(State())
+    /// Held while a source is read and its reading installed: one reading at a time.
+    private let readings = NSLock()
 
     /// What a config reads from its sources: their contents, and the generation they are of.
     struct Snapshot {
@@ -44,42 +43,62 @@ final class SourceRegistry: Sendable {
     /// Subscribes `config` to `sources`, reading and watching those that no config read yet, and returns their
     /// contents. Their problems are reported (once per contents).
     func subscribe(_ config: StorableConfig, to sources: [ConfigSource]) -> Snapshot {
-        let missing = state.withLock { state in sources.filter { state.entries[$0] == nil } }
+        let sources = Array(Set(sources))
         var made: [ConfigSource: Entry] = [:]
-        for source in Set(missing) {
-            made[source] = Entry(contents: SourceContents.read(source))
+        var watchersNeeded: [ConfigSource] = []
+        var snapshot: Snapshot?
+        while snapshot == nil {
+            let missing = state.withLock { state in sources.filter { state.entries[$0] == nil && made[$0] == nil } }
+            for source in missing {
+                made[source] = Entry(contents: SourceContents.read(source))
+            }
+            snapshot = state.withLock { state -> Snapshot? in
+                // A source whose last config went away since it was looked up is read again: subscribe to all
+                // or to none.
+                guard sources.allSatisfy({ state.entries[$0] != nil || made[$0] != nil }) else { return nil }
+                for source in sources {
+                    if state.entries[source] == nil, let entry = made[source] {
+                        state.entries[source] = entry
+                        watchersNeeded.append(source)
+                    }
+                    state.entries[source]?.subscribers.append(
+                        Subscriber(config: config, context: ObjectIdentifier(config.context)))
+                }
+                return Snapshot(
+                    contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
+                    generation: state.generation)
+            }
         }
         var unused: [FileWatcher] = []
-        var watchersNeeded: [ConfigSource] = []
-        let snapshot = state.withLock { state -> Snapshot in
-            for source in Set(sources) {
-                if state.entries[source] == nil, let entry = made[source] {
-                    state.entries[source] = entry
-                    watchersNeeded.append(source)
-                }
-                state.entries[source]?.subscribers.append(
-                    Subscriber(config: config, context: ObjectIdentifier(config.context)))
-            }
-            return Snapshot(
-                contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
-                generation: state.generation)
-        }
         for source in watchersNeeded {
-            let watcher = try? FileWatcher(path: source.path) { [weak self] in self?.refresh(source) }
+            let watcher: FileWatcher
+            do {
+                watcher = try FileWatcher(path: source.path) { [weak self] in self?.refresh(source) }
+            } catch {
+                reportOnce(
+                    .sourceUnusable(
+                        where: source.description,
+                        reason: "it cannot be watched (\(error)): changes are read only at reloadSources()"),
+                    for: source)
+                continue
+            }
             let kept = state.withLock { state -> Bool in
                 guard state.entries[source] != nil, state.entries[source]?.watcher == nil else { return false }
                 state.entries[source]?.watcher = watcher
                 return true
             }
-            if !kept, let watcher { unused.append(watcher) }
+            if !kept { unused.append(watcher) }
         }
         for watcher in unused { watcher.stop() }
         // A change between the first reading and the watcher's start is not missed.
         for source in watchersNeeded { _ = refresh(source, tellingSubscribers: true) }
-        for source in Set(sources) {
-            for problem in snapshot.contents[source]?.problems ?? [] { reportOnce(problem, for: source) }
+        let problems = state.withLock { state in
+            sources.map { ($0, state.entries[$0]?.contents.problems ?? []) }
         }
-        return snapshot
+        for (source, list) in problems {
+            for problem in list { reportOnce(problem, for: source) }
+        }
+        return snapshot!
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
@@ -132,30 +151,40 @@ final class SourceRegistry: Sendable {
 
     /// Reads `source` again and reports its problems if it changed; returns the configs that read it, after
     /// telling them if it changed and `tellingSubscribers`.
+    ///
+    /// Readings are made one at a time, each installed before the next starts, so that a reading of older bytes
+    /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
     private func refresh(_ source: ConfigSource, tellingSubscribers: Bool) -> [StorableConfig] {
-        guard
-            let ticket = state.withLock({ state -> UInt64? in
-                guard state.entries[source] != nil else { return nil }
-                state.entries[source]!.readingsStarted += 1
-                return state.entries[source]!.readingsStarted
-            })
-        else { return [] }
+        readings.lock()
+        guard state.withLock({ $0.entries[source] != nil }) else {
+            readings.unlock()
+            return []
+        }
         let contents = SourceContents.read(source)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
             guard var entry = state.entries[source] else { return (false, []) }
-            guard ticket > entry.readingInstalled else { return (false, entry.subscribers.compactMap(\.config)) }
-            entry.readingInstalled = ticket
+            let old = entry.contents
             let changed =
-                entry.contents.fingerprint != contents.fingerprint || entry.contents.exists != contents.exists
-                || entry.contents.problems.map(\.description) != contents.problems.map(\.description)
+                old.fingerprint != contents.fingerprint || old.exists != contents.exists
+                || old.problems.map(\.description) != contents.problems.map(\.description)
             if changed {
                 entry.contents = contents
-                entry.reported = []
+                // A problem is reported once per content of its file: those that name a file that changed (or
+                // any, when the source appeared or went away) may be reported again.
+                if old.exists != contents.exists {
+                    entry.reported = []
+                } else {
+                    let paths = Set(old.fingerprint.keys).union(contents.fingerprint.keys).filter {
+                        old.fingerprint[$0] != contents.fingerprint[$0]
+                    }
+                    entry.reported = entry.reported.filter { reported in !paths.contains { reported.contains($0) } }
+                }
+                state.entries[source] = entry
                 state.generation += 1
             }
-            state.entries[source] = entry
             return (changed, entry.subscribers.compactMap(\.config))
         }
+        readings.unlock()
         guard changed else { return subscribers }
         for problem in contents.problems { reportOnce(problem, for: source) }
         if tellingSubscribers {

@@ -44,9 +44,22 @@ extension StorableConfig {
         layerOverrides = type(of: self).overrides
         let configName = type(of: self).configName
         layerVariableNames = schema.names.map { layerOverrides.variableName(configName: configName, name: $0) }
+        let namespace = type(of: self).namespace
+        layerDocumentNames = schema.names.map { "\(namespace).\(configName).\($0)" }
         for setting in settings { setting.prepareForLayers(hasLayerBelow: !sources.belowStore.isEmpty) }
+        layerReadiness = Locked(LayerReadiness())
         let snapshot = SourceRegistry.shared.subscribe(self, to: allSources)
         _ = resolveLayers(snapshot, isFirstLoad: true)
+    }
+
+    /// Takes a change that a source made while the initializer ran, once the settings are loaded.
+    func finishApplyingLayers() {
+        guard let layerReadiness else { return }
+        let missed = layerReadiness.withLock { readiness -> Bool in
+            readiness.isReady = true
+            return readiness.missedAChange
+        }
+        if missed { sourcesChanged(loadingAll: false) }
     }
 
     /// Stops hearing from the file sources: from `deinit`.
@@ -59,6 +72,12 @@ extension StorableConfig {
     /// settings whose layers changed (every setting, `loadingAll`), which tells their observers when their
     /// values change.
     func sourcesChanged(loadingAll: Bool) {
+        let isReady = layerReadiness?.withLock { readiness -> Bool in
+            if !readiness.isReady { readiness.missedAChange = true }
+            return readiness.isReady
+        }
+        // Until the initializer has loaded the settings, a change is noted and taken afterwards.
+        guard isReady == true else { return }
         let snapshot = SourceRegistry.shared.snapshot(of: allSources)
         let changed = resolveLayers(snapshot, isFirstLoad: false)
         guard loadingAll || !changed.isEmpty else { return }
@@ -77,15 +96,17 @@ extension StorableConfig {
             layers[layer] = source
         }
         var changed: Set<String> = []
+        // The launch arguments' and environment variables' problems (found once, at creation), and the files'.
+        var argumentProblems: [StorableConfigError] = []
         var problems: [StorableConfigError] = []
         for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
             let key = schema.keys[index]
-            var argumentProblems: [StorableConfigError] = []
-            var above = overrideCandidates(name: name, setting: setting, key: key, problems: &argumentProblems)
+            var namingProblems: [StorableConfigError] = []
+            var above = overrideCandidates(name: name, setting: setting, key: key, problems: &namingProblems)
             if isFirstLoad {
                 // Launch arguments and environment variables never change: reported once, at creation.
-                for problem in argumentProblems { StorableConfig.report(problem) }
-                problems += argumentProblems
+                for problem in namingProblems { StorableConfig.report(problem) }
+                argumentProblems += namingProblems
             }
             func candidates(_ list: [ConfigSource], layerNames: [String]) -> [OverrideCandidate] {
                 zip(list, layerNames).compactMap { source, layer -> OverrideCandidate? in
@@ -95,7 +116,7 @@ extension StorableConfig {
                     switch source.format {
                     case .dotEnv: entry = contents.entries[variable]
                     case .directory: entry = contents.entries[key] ?? contents.entries[variable]
-                    case .json: entry = contents.entries[key]
+                    case .json: entry = contents.entries[key] ?? contents.documentEntries[layerDocumentNames[index]]
                     }
                     guard let entry else { return nil }
                     if let version = entry.schemaVersion, version != type.schemaVersion {
@@ -123,7 +144,7 @@ extension StorableConfig {
                     problems.append(problem)
                 } else if isFirstLoad {
                     StorableConfig.report(problem)
-                    problems.append(problem)
+                    argumentProblems.append(problem)
                 }
             }
             if let hidden = outcome.hidden, let source = layers[hidden.layer] {
@@ -132,18 +153,10 @@ extension StorableConfig {
                     .sourceValueHidden(key: key, origin: hidden.origin, hiddenBy: by), for: source)
             }
         }
-        overrideProblemsStorage.withLock { stored in
-            if isFirstLoad {
-                stored = problems
-            } else {
-                // The launch arguments' and environment variables' problems stay; the files' are replaced.
-                stored =
-                    stored.filter { problem in
-                        guard case .invalidOverride(let origin, _, _, _) = problem else { return false }
-                        return origin.hasPrefix("launch argument ") || origin.hasPrefix("environment variable ")
-                    } + problems
-            }
-        }
+        // The launch arguments' and environment variables' problems stay; the files' are replaced.
+        if isFirstLoad { layerReadiness?.withLock { $0.argumentProblems = argumentProblems } }
+        let kept = layerReadiness?.withLock { $0.argumentProblems } ?? argumentProblems
+        overrideProblemsStorage.withLock { $0 = kept + problems }
         return changed
     }
 
@@ -178,16 +191,21 @@ extension StorableConfig {
         return candidates
     }
 
-    /// The names in `configs`' file sources that name none of their settings: each most likely a typo.
+    /// The names in `configs`' file sources that name none of their settings, each most likely a typo, and the
+    /// problems of those sources. A name counts as known only where it is read: a `.env` file by variable names, a
+    /// directory by variable names and keys, a JSON file by keys and, in a document, by config and property name.
     static func unknownSourceNames(of configs: [StorableConfig]) -> [StorableConfigError] {
-        var known: Set<String> = []
+        var variables: Set<String> = []
+        var keys: Set<String> = []
+        var documentNames: Set<String> = []
         var sources: Set<ConfigSource> = []
         for config in configs {
             let type = type(of: config)
+            let overrides = config.fileSources.isEmpty ? type.overrides : config.layerOverrides
             for (index, name) in config.schema.names.enumerated() {
-                known.insert(config.schema.keys[index])
-                let overrides = config.fileSources.isEmpty ? type.overrides : config.layerOverrides
-                known.insert(overrides.variableName(configName: type.configName, name: name))
+                keys.insert(config.schema.keys[index])
+                variables.insert(overrides.variableName(configName: type.configName, name: name))
+                documentNames.insert("\(type.namespace).\(type.configName).\(name)")
             }
             sources.formUnion(config.allSources)
         }
@@ -196,10 +214,26 @@ extension StorableConfig {
         for source in sources.sorted(by: { $0.path < $1.path }) {
             guard let contents = snapshot.contents[source] else { continue }
             problems += contents.problems
-            for name in contents.entries.keys.sorted() where !known.contains(name) {
+            let known: Set<String> =
+                switch source.format {
+                case .dotEnv: variables
+                case .directory: variables.union(keys)
+                case .json: keys
+                }
+            var unknown = contents.entries.keys.filter { !known.contains($0) }
+            unknown += contents.documentEntries.keys.filter { !documentNames.contains($0) }
+            for name in unknown.sorted() {
                 problems.append(.unknownSourceName(origin: source.description, name: name))
             }
         }
         return problems
     }
+}
+
+/// Whether a config with file sources has finished its initializer, and whether a source changed meanwhile.
+struct LayerReadiness {
+    var isReady = false
+    var missedAChange = false
+    /// The problems of the launch arguments and environment variables, found at creation.
+    var argumentProblems: [StorableConfigError] = []
 }
