@@ -55,7 +55,9 @@ enum DemoHelp {
                                 replace the defaults; a stored value wins over them (reset to read them).
                                 Watched: watch prints a change to it. Repeatable; a path that does not exist
                                 exits 1
-          --read-over <path>    the same, above the store: its values win over stored ones
+          --read-over <path>    the same, above the store: its values win over stored ones. Values read
+                                from files are shown as they are, except those of settings declared
+                                secret (twitter.apiToken): the demo declares no file secret
                                 Order, highest first: launch arguments, environment variables, --read-over,
                                 the store, --read, the default; among flags of one kind, a later one wins
           --<config>-config-<setting>=<value>
