@@ -81,7 +81,7 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         observation = NotificationCenter.default.addObserver(
             forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
         ) { [weak self] _ in
-            self?.defaultsDidChange()
+            self?.announceOutsideChanges()
         }
     }
 
