@@ -47,6 +47,49 @@ struct UserDefaultsOutsideChangeTests {
         }
     }
 
+    /// An app and its widget, each with its own `UserDefaults` object of one suite, as two processes hold them:
+    /// a write by one reaches the other's config and observers when the other reads its known keys again,
+    /// which on Apple platforms the Darwin notification posted after each write makes it do (here called
+    /// directly: Linux has no such notification). The store's own notification, which reaches it too, is no
+    /// news. Corelibs shares one process's values between the objects of a suite, as Apple's `UserDefaults`
+    /// shares a suite's values between processes.
+    @Test func storesOnOneSuiteSeeEachOthersWritesWhenTheyReadTheirKnownKeysAgain() throws {
+        let suite = "StorableConfigTests-suite-\(UUID().uuidString)"
+        defer {
+            UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let appStore = try #require(UserDefaultsStore(suiteName: suite, saving: .onEveryWrite))
+        let widgetStore = UserDefaultsStore(try #require(UserDefaults(suiteName: suite)), saving: .onEveryWrite)
+        #expect(appStore.defaults !== widgetStore.defaults)
+        let app = HandlerConfig(store: appStore)
+        let widget = HandlerConfig(store: widgetStore)
+        let appHeard = Locked<[Int]>([])
+        let widgetHeard = Locked<[Int]>([])
+        let tokens = [
+            app.$volume.observe { value in appHeard.withLock { $0.append(value) } },
+            widget.$volume.observe { value in widgetHeard.withLock { $0.append(value) } },
+        ]
+
+        app.volume = 3
+        #expect(widget.volume == 0, "nothing tells the widget on Linux until it reads again")
+        widgetStore.announceOutsideChanges()
+        #expect(widget.volume == 3)
+        appStore.announceOutsideChanges()
+
+        widget.volume = 4
+        widgetStore.announceOutsideChanges()
+        appStore.announceOutsideChanges()
+        #expect(app.volume == 4)
+
+        widget.$volume.reset()
+        appStore.announceOutsideChanges()
+        #expect(app.volume == 0)
+        #expect(appHeard.withLock { $0 } == [3, 4, 0])
+        #expect(widgetHeard.withLock { $0 } == [3, 4, 0])
+        withExtendedLifetime(tokens) {}
+    }
+
     /// A handler on another thread writing at the same time as the config: both values are seen, and the config
     /// ends on what `UserDefaults` holds.
     @Test func outsideWritesOnAnotherThreadMeetTheConfigsOwnAndAgree() throws {

@@ -55,6 +55,11 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     let known = Locked<[String: StoredValue?]>([:])
     /// The observer of `didChangeNotification` for `defaults`; set once, in `init`.
     private var observation: (any NSObjectProtocol)?
+    #if canImport(Darwin)
+        /// For a suite opened with ``init(suiteName:saving:)``: the notification that other processes' stores
+        /// on the suite post after writing, and this store posts after its own writes; set once, in `init`.
+        private var suiteNotice: SuiteChangeNotice?
+    #endif
 
     /// Creates a store over `defaults` that saves writes as `saving` says.
     public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
@@ -81,8 +86,16 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         observation = NotificationCenter.default.addObserver(
             forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
         ) { [weak self] _ in
-            self?.defaultsDidChange()
+            self?.announceOutsideChanges()
         }
+        #if canImport(Darwin)
+            // A suite is the only domain that another process (a widget, an extension) writes too.
+            if defaults !== UserDefaults.standard, let suiteName = domainName {
+                suiteNotice = SuiteChangeNotice(suiteName: suiteName) { [weak self] in
+                    self?.announceOutsideChanges()
+                }
+            }
+        #endif
     }
 
     deinit {
@@ -107,6 +120,10 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
     /// suite. Apple's `UserDefaults` refuses `UserDefaults.globalDomain` and the app's own bundle identifier (use
     /// ``init(_:saving:)`` with `.standard` for the app's domain); they are refused on every platform, so that
     /// the mistake shows on Linux too. An app group's suite is named after the group: `"group.com.example.app"`.
+    ///
+    /// On Apple platforms, stores opened this way on one suite tell each other of their writes across processes
+    /// (an app and its widget), with a Darwin notification rather than key-value observing, which cannot name
+    /// keys that contain dots (Docs/Stores.md).
     ///
     /// On Linux, a property-list file that does not parse is first copied aside and reported, because
     /// corelibs `UserDefaults` would read it as empty and overwrite it.
@@ -322,6 +339,9 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
             case .coalesced:
                 Self.scheduleSave(of: defaults, lastKey: key)
             }
+        #else
+            // UserDefaults saves by itself there; the other processes on the suite are told to read again.
+            suiteNotice?.post()
         #endif
     }
 
