@@ -16,9 +16,16 @@ func sourceRows(readIterations: Int, scale: Int, directory: URL) -> [Row] {
     let plainConfig = BenchConfig(store: InMemoryStore())
     precondition(fromDirectory.count == 41 && fromDirectory.$count.source == .file, "the source is not read")
     var sink = 0
-    let ours = nanosecondsPerOperation(iterations: readIterations) { sink &+= readOursInt(fromDirectory, $0) }
-    let today = nanosecondsPerOperation(iterations: readIterations) { sink &+= readOursInt(plainConfig, $0) }
+    // Measured in turns, three times each, so that a moment of load on the machine does not fall on one side only.
+    var oursRuns: [Double] = []
+    var todayRuns: [Double] = []
+    for _ in 0..<3 {
+        oursRuns.append(nanosecondsPerOperation(iterations: readIterations) { sink &+= readOursInt(fromDirectory, $0) })
+        todayRuns.append(nanosecondsPerOperation(iterations: readIterations) { sink &+= readOursInt(plainConfig, $0) })
+    }
     consume(sink)
+    let ours = median(oursRuns)
+    let today = median(todayRuns)
     rows.append(
         Row(
             operation: "read Int from a directory source", ours: ours, baselineName: "read Int (store)",
