@@ -250,8 +250,9 @@ import Testing
     }
 }
 
-/// Polls `condition` for up to five seconds (a loaded machine); the behaviour promised is within a second.
-func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+/// Polls `condition` for up to 20 seconds: the behaviour promised is within a second, but CI's machine is shared and
+/// loaded, and what is tested here is that the change arrives, not how fast (the benchmark measures that).
+func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }

@@ -36,7 +36,7 @@ struct FileWatcherTests {
 
         /// Runs `step` once earlier calls have settled, and returns whether a call followed within `seconds`
         /// (generous: the machine is shared; the watcher itself reports within milliseconds, or an interval).
-        func follow(seconds: Double = 5, _ step: () throws -> Void) rethrows -> Bool {
+        func follow(seconds: Double = 20, _ step: () throws -> Void) rethrows -> Bool {
             let before = settled()
             try step()
             let deadline = Date().addingTimeInterval(seconds)
