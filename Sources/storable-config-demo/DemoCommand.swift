@@ -79,21 +79,14 @@ struct DemoCommand: Equatable {
                 _ where argument.hasPrefix("--store="):
                 storeText = try Self.optionValue(
                     argument, "--store", arguments, &index, missing: "--store needs a path: --store <path.json>")
-            case "--read",
-                _ where argument.hasPrefix("--read="):
-                readBelow.append(
-                    Self.expandingHome(
-                        try Self.optionValue(
-                            argument, "--read", arguments, &index,
-                            missing: "--read needs a path: --read <file.json | file.env | directory>"), home: home))
-            case "--read-over",
-                _ where argument.hasPrefix("--read-over="):
-                readAbove.append(
-                    Self.expandingHome(
-                        try Self.optionValue(
-                            argument, "--read-over", arguments, &index,
-                            missing: "--read-over needs a path: --read-over <file.json | file.env | directory>"),
-                        home: home))
+            case "--read", "--read-over",
+                _ where argument.hasPrefix("--read=") || argument.hasPrefix("--read-over="):
+                let option = argument.hasPrefix("--read-over") ? "--read-over" : "--read"
+                let path = Self.expandingHome(
+                    try Self.optionValue(
+                        argument, option, arguments, &index,
+                        missing: "\(option) needs a path: \(option) <file.json | file.env | directory>"), home: home)
+                if option == "--read" { readBelow.append(path) } else { readAbove.append(path) }
             case "--json":
                 json = true
             case "--replace":

@@ -679,3 +679,35 @@ final class KeyedSourceConfig: StorableConfig {
     static let current = Locked(ConfigSources.none)
     @Setting(key: "keyed.legacy.port") var port = 80
 }
+
+/// A config whose last reference goes inside its own notification, on the watcher's thread: its `deinit` stops
+/// that watcher from the watcher's own thread, which must not wait for itself.
+struct FileSourceReleaseTests {
+    final class Holder: @unchecked Sendable {
+        // Written by the test, then by the observer on the watcher's thread; read by the test after `released`.
+        var config: ServerConfig?
+        var token: ObservationToken?
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aConfigReleasedInsideItsOwnNotificationOnTheWatcherThread() throws {
+        let directory = TemporaryDirectory()
+        try "1".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        let sources = ConfigSources(belowStore: [.directory(directory.url.path)])
+        let released = DispatchSemaphore(value: 0)
+        let holder = Holder()
+        holder.config = ServerConfig(store: InMemoryStore(), sources: sources)
+        holder.token = holder.config?.$port.observe { [holder] _ in
+            // The only strong reference goes here, on the thread that delivers the change.
+            holder.config = nil
+            released.signal()
+        }
+        try "2".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        #expect(released.wait(timeout: .now() + 20) == .success)
+        holder.token = nil
+        // The source was given up with its last config; a new config reads and watches it again.
+        let next = ServerConfig(store: InMemoryStore(), sources: sources)
+        #expect(next.port == 2)
+        try "3".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        #expect(waitUntil { next.port == 3 })
+    }
+}
