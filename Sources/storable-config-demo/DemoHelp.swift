@@ -45,7 +45,9 @@ enum DemoHelp {
           --store etcds://host:port[,host:port...][/prefix/]
                                 the same over https: the CA, client certificate and key files (PEM) come
                                 from STORABLE_CONFIG_ETCD_CACERT, STORABLE_CONFIG_ETCD_CERT and
-                                STORABLE_CONFIG_ETCD_KEY (without a CA file, the system's CAs)
+                                STORABLE_CONFIG_ETCD_KEY (without a CA file, the system's CAs), or the
+                                client certificate and key as PKCS#12 from STORABLE_CONFIG_ETCD_PKCS12
+                                (its password in STORABLE_CONFIG_ETCD_PKCS12_PASSWORD)
                                 (any other scheme://, such as http:// or redis://, is refused: exit 2)
           --read <path>         read settings from a file the demo never writes, below the store: a JSON
                                 file (a settings document, as export prints, or keys and values), a .env

@@ -55,9 +55,11 @@ struct DemoTool {
             EtcdStore.Credentials(user: user, password: environment["STORABLE_CONFIG_ETCD_PASSWORD"] ?? "")
         }
         let file = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) } }
-        let tls = EtcdStore.TLS(
+        var tls = EtcdStore.TLS(
             caFile: file("STORABLE_CONFIG_ETCD_CACERT"), certificateFile: file("STORABLE_CONFIG_ETCD_CERT"),
             keyFile: file("STORABLE_CONFIG_ETCD_KEY"))
+        tls.pkcs12File = file("STORABLE_CONFIG_ETCD_PKCS12")
+        tls.pkcs12Password = environment["STORABLE_CONFIG_ETCD_PKCS12_PASSWORD"] ?? ""
         let store: EtcdStore
         do {
             store = try EtcdStore(

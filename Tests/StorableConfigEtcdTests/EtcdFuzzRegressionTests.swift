@@ -27,7 +27,7 @@ struct EtcdFuzzRegressionTests {
     }
 
     @Test func everyTargetHasSeeds() {
-        for target in ["etcd-response", "etcd-answer"] {
+        for target in ["etcd-response", "etcd-answer", "etcd-pem"] {
             #expect(Self.inputs(of: target).contains { $0.hasPrefix("Corpus/") }, "\(target)")
         }
     }
@@ -40,5 +40,10 @@ struct EtcdFuzzRegressionTests {
     @Test(arguments: inputs(of: "etcd-answer"))
     func etcdAnswer(input: String) throws {
         try Self.check(input, with: EtcdAnswerFuzzCheck.failure(for:))
+    }
+
+    @Test(arguments: inputs(of: "etcd-pem"))
+    func etcdPEM(input: String) throws {
+        try Self.check(input, with: PEMFuzzCheck.failure(for:))
     }
 }

@@ -11,6 +11,12 @@ final class TestCertificates: @unchecked Sendable {
     var server: (certificate: URL, key: URL) { (file("server.pem"), file("server-key.pem")) }
     /// A client certificate (CN root) and key: etcdctl's `--cert` and `--key`.
     var client: (certificate: URL, key: URL) { (file("client.pem"), file("client-key.pem")) }
+    /// The client certificate and key as PKCS#12 (OpenSSL 3's default ciphers), with the CA as its chain, locked
+    /// with ``pkcs12Password``: what Apple platforms take, and Linux too.
+    var clientPKCS12: URL { file("client.p12") }
+    /// The same with `openssl pkcs12 -legacy` (RC2 and 3DES, for older Apple systems).
+    var legacyClientPKCS12: URL { file("client-legacy.p12") }
+    let pkcs12Password = "p12 pässword"
     /// A certificate for 127.0.0.1 that expired in 2020.
     var expired: (certificate: URL, key: URL) { (file("expired.pem"), file("expired-key.pem")) }
     /// Another CA, which signed nothing the members show.
@@ -41,6 +47,13 @@ final class TestCertificates: @unchecked Sendable {
             usage: "serverAuth,clientAuth")
         try sign("client", name: "root", alternativeNames: nil, usage: "clientAuth")
         try signExpired("expired", alternativeNames: "IP:127.0.0.1,DNS:localhost")
+        for (name, options) in [("client.p12", [String]()), ("client-legacy.p12", ["-legacy"])] {
+            try run(
+                ["pkcs12", "-export"] + options + [
+                    "-in", "client.pem", "-inkey", "client-key.pem", "-certfile", "ca.pem", "-out", name,
+                    "-passout", "pass:\(pkcs12Password)",
+                ])
+        }
     }
 
     private func file(_ name: String) -> URL { directory.appendingPathComponent(name) }

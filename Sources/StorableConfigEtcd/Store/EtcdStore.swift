@@ -66,7 +66,11 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     ///
     /// A member's certificate must chain to a certificate of `caFile` (the system's roots when it is `nil`) and
     /// name the endpoint's host name or IP address; TLS 1.2 or later.
-    public struct TLS: Sendable, Hashable {
+    ///
+    /// The client certificate is given either as PEM files (`certificateFile` and `keyFile`, on Linux) or as one
+    /// PKCS#12 file (`pkcs12File`, on every platform): Apple's systems cannot pair a PEM key with its certificate
+    /// outside the keychain, so there a client certificate is PKCS#12. See Docs/Etcd.md, "TLS".
+    public struct TLS: Sendable, Hashable, CustomStringConvertible {
         /// The CA certificates that members' certificates must chain to (etcdctl's `--cacert`); `nil` for the
         /// system's.
         public var caFile: URL?
@@ -75,12 +79,40 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
         public var certificateFile: URL?
         /// The client certificate's private key, unencrypted (etcdctl's `--key`).
         public var keyFile: URL?
+        /// The client's certificate, its key and any intermediates in one PKCS#12 file
+        /// (`openssl pkcs12 -export -in client.pem -inkey client-key.pem -out client.p12`), instead of
+        /// `certificateFile` and `keyFile`.
+        public var pkcs12File: URL?
+        /// The password of `pkcs12File`; empty for none. Never shown in ``description``.
+        public var pkcs12Password: String
 
-        /// TLS with these files; all optional.
+        /// TLS with these PEM files; all optional.
         public init(caFile: URL? = nil, certificateFile: URL? = nil, keyFile: URL? = nil) {
             self.caFile = caFile
             self.certificateFile = certificateFile
             self.keyFile = keyFile
+            self.pkcs12File = nil
+            self.pkcs12Password = ""
+        }
+
+        /// TLS with a client certificate from a PKCS#12 file, and members checked against `caFile` (the system's
+        /// roots when it is `nil`).
+        public init(caFile: URL? = nil, pkcs12File: URL, pkcs12Password: String = "") {
+            self.caFile = caFile
+            self.certificateFile = nil
+            self.keyFile = nil
+            self.pkcs12File = pkcs12File
+            self.pkcs12Password = pkcs12Password
+        }
+
+        /// The files, without the password.
+        public var description: String {
+            let files: [(String, URL?)] = [
+                ("caFile", caFile), ("certificateFile", certificateFile), ("keyFile", keyFile),
+                ("pkcs12File", pkcs12File),
+            ]
+            let shown = files.compactMap { name, file in file.map { "\(name): \($0.path)" } }
+            return "TLS(\(shown.joined(separator: ", ")))"
         }
     }
 

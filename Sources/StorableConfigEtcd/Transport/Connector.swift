@@ -19,17 +19,18 @@ struct Connector: Sendable {
         guard let scheme = url.scheme, scheme == "http" || scheme == "https", let host = url.host else {
             throw TransportFailure(description: "\(url.absoluteString) is not an http:// or https:// endpoint")
         }
-        let socket = try SocketStream(host: host, port: url.port ?? 2379, before: deadline)
-        guard scheme == "https" else { return socket }
+        let port = url.port ?? 2379
+        guard scheme == "https" else { return try SocketStream(host: host, port: port, before: deadline) }
+        guard let tls else {
+            throw TransportFailure(description: "\(url.absoluteString) is https://, and the client has no TLS set up")
+        }
         #if os(Linux)
-            guard let tls else {
-                throw TransportFailure(
-                    description: "\(url.absoluteString) is https://, and the client has no TLS set up")
-            }
+            let socket = try SocketStream(host: host, port: port, before: deadline)
             return try TLSStream(over: socket, context: tls, host: host, before: deadline)
+        #elseif canImport(Network)
+            return try NetworkStream(host: host, port: port, context: tls, before: deadline)
         #else
-            throw TransportFailure(
-                description: "https:// endpoints are supported on Linux only so far (Docs/Etcd.md, \"TLS\")")
+            throw TransportFailure(description: "https:// endpoints need Linux's OpenSSL or Apple's Network framework")
         #endif
     }
 }

@@ -39,6 +39,22 @@
         let ERR_get_error: @convention(c) () -> UInt
         let ERR_error_string_n: @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int) -> Void
         let ERR_clear_error: @convention(c) () -> Void
+        let d2i_PKCS12:
+            @convention(c) (UnsafeMutablePointer<Pointer?>?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, Int) ->
+                Pointer?
+        let PKCS12_parse:
+            @convention(c) (
+                Pointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<Pointer?>?, UnsafeMutablePointer<Pointer?>?,
+                UnsafeMutablePointer<Pointer?>?
+            ) -> Int32
+        let PKCS12_free: @convention(c) (Pointer?) -> Void
+        let SSL_CTX_use_certificate: @convention(c) (Pointer?, Pointer?) -> Int32
+        let SSL_CTX_use_PrivateKey: @convention(c) (Pointer?, Pointer?) -> Int32
+        let X509_free: @convention(c) (Pointer?) -> Void
+        let EVP_PKEY_free: @convention(c) (Pointer?) -> Void
+        let OPENSSL_sk_num: @convention(c) (Pointer?) -> Int32
+        let OPENSSL_sk_value: @convention(c) (Pointer?, Int32) -> Pointer?
+        let OPENSSL_sk_free: @convention(c) (Pointer?) -> Void
 
         // Constants of OpenSSL's headers.
         static let verifyPeer: Int32 = 1  // SSL_VERIFY_PEER
@@ -50,6 +66,7 @@
         static let errorSSL: Int32 = 1, errorWantRead: Int32 = 2, errorWantWrite: Int32 = 3
         static let errorSyscall: Int32 = 5, errorZeroReturn: Int32 = 6
         static let verifyOK = 0  // X509_V_OK
+        static let addChainCertificate: Int32 = 89  // SSL_CTRL_CHAIN_CERT, with 1: SSL_CTX_add1_chain_cert
 
         /// The library, loaded once per process; or why it could not be.
         static let shared: Result<OpenSSL, TransportFailure> = load()
@@ -110,7 +127,17 @@
                         X509_verify_cert_error_string: function("X509_verify_cert_error_string"),
                         ERR_get_error: function("ERR_get_error"),
                         ERR_error_string_n: function("ERR_error_string_n"),
-                        ERR_clear_error: function("ERR_clear_error")))
+                        ERR_clear_error: function("ERR_clear_error"),
+                        d2i_PKCS12: function("d2i_PKCS12"),
+                        PKCS12_parse: function("PKCS12_parse"),
+                        PKCS12_free: function("PKCS12_free"),
+                        SSL_CTX_use_certificate: function("SSL_CTX_use_certificate"),
+                        SSL_CTX_use_PrivateKey: function("SSL_CTX_use_PrivateKey"),
+                        X509_free: function("X509_free"),
+                        EVP_PKEY_free: function("EVP_PKEY_free"),
+                        OPENSSL_sk_num: function("OPENSSL_sk_num"),
+                        OPENSSL_sk_value: function("OPENSSL_sk_value"),
+                        OPENSSL_sk_free: function("OPENSSL_sk_free")))
             }
             return .failure(
                 TransportFailure(
@@ -124,7 +151,9 @@
             "SSL_CTX_use_PrivateKey_file", "SSL_CTX_check_private_key", "SSL_new", "SSL_free", "SSL_set_fd", "SSL_ctrl",
             "SSL_get0_param", "X509_VERIFY_PARAM_set1_host", "X509_VERIFY_PARAM_set1_ip_asc", "SSL_connect", "SSL_read",
             "SSL_write", "SSL_pending", "SSL_get_error", "SSL_get_verify_result", "X509_verify_cert_error_string",
-            "ERR_get_error", "ERR_error_string_n", "ERR_clear_error",
+            "ERR_get_error", "ERR_error_string_n", "ERR_clear_error", "d2i_PKCS12", "PKCS12_parse", "PKCS12_free",
+            "SSL_CTX_use_certificate", "SSL_CTX_use_PrivateKey", "X509_free", "EVP_PKEY_free", "OPENSSL_sk_num",
+            "OPENSSL_sk_value", "OPENSSL_sk_free",
         ]
     }
 #endif

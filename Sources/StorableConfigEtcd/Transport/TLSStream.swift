@@ -107,7 +107,7 @@
                 && (detail.contains("alert bad certificate") || detail.contains("certificate required"))
             {
                 return "\(detail): the member asks for a client certificate (--client-cert-auth): give certificateFile "
-                    + "and keyFile"
+                    + "and keyFile, or pkcs12File"
             }
             return detail
         }

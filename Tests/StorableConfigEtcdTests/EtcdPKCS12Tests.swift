@@ -1,0 +1,91 @@
+import Foundation
+import StorableConfig
+import Testing
+
+@testable import StorableConfigEtcd
+
+/// A client certificate given as one PKCS#12 file (`EtcdStore.TLS(pkcs12File:)`), the form Apple's systems take,
+/// against a real etcd member started with `--client-cert-auth`: on Linux, OpenSSL reads it.
+@Suite(.serialized)
+struct EtcdPKCS12Tests {
+    @Test(arguments: ["OpenSSL 3's default", "-legacy"])
+    func aClientCertificateFromPKCS12IsAcceptedWhereTheMemberRequiresOne(form: String) throws {
+        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
+        let file = form == "-legacy" ? certificates.legacyClientPKCS12 : certificates.clientPKCS12
+        let tls = EtcdStore.TLS(caFile: certificates.ca, pkcs12File: file, pkcs12Password: certificates.pkcs12Password)
+        do {
+            let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "p12/", tls: tls, timeout: 3)
+            #expect(store.isConnected, "\(store.connectionProblem ?? "")")
+            let limits = Limits(store: store)
+            limits.maxUploadMB = 64
+            #expect(try cluster.get("p12/etcd.Limits.maxUploadMB") == "64")
+        } catch {
+            // OpenSSL 3 reads RC2, the cipher of -legacy bundles, only with its legacy provider loaded: a system
+            // without it gets an error naming the file and the cipher, never a crash.
+            #expect(form == "-legacy")
+            #expect("\(error)".contains(file.path) && "\(error)".contains("cipher"), "\(error)")
+        }
+    }
+
+    @Test(arguments: ["a wrong password", "not PKCS#12", "both forms", "a directory"])
+    func aPKCS12FileThatCannotBeUsedIsNamedWithTheCause(problem: String) throws {
+        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        var tls = EtcdStore.TLS(
+            caFile: certificates.ca, pkcs12File: certificates.clientPKCS12,
+            pkcs12Password: certificates.pkcs12Password)
+        let expected: [String]
+        switch problem {
+        case "a wrong password":
+            tls.pkcs12Password = "not it"
+            expected = [certificates.clientPKCS12.path, "wrong password"]
+        case "not PKCS#12":
+            tls.pkcs12File = certificates.client.certificate
+            expected = [certificates.client.certificate.path, "is not PKCS#12"]
+        case "both forms":
+            tls.certificateFile = certificates.client.certificate
+            tls.keyFile = certificates.client.key
+            expected = ["either as certificateFile and keyFile or as pkcs12File"]
+        default:
+            tls.pkcs12File = certificates.directory
+            expected = [certificates.directory.path, "cannot be read"]
+        }
+        let started = ContinuousClock.now
+        #expect {
+            try EtcdStore(
+                endpoints: [URL(string: "https://127.0.0.1:\(EtcdCluster.freePort())")!], prefix: "p12-bad/", tls: tls)
+        } throws: { error in
+            expected.allSatisfy { "\(error)".contains($0) }
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func theTLSDescriptionNamesTheFilesAndNeverThePassword() throws {
+        let tls = EtcdStore.TLS(
+            caFile: URL(fileURLWithPath: "/etc/etcd/ca.pem"), pkcs12File: URL(fileURLWithPath: "/etc/etcd/client.p12"),
+            pkcs12Password: "hunter2")
+        #expect("\(tls)" == "TLS(caFile: /etc/etcd/ca.pem, pkcs12File: /etc/etcd/client.p12)")
+        #expect(!String(reflecting: tls).contains("hunter2"))
+    }
+
+    /// `STORABLE_CONFIG_ETCD_PKCS12` and `_PKCS12_PASSWORD` give the demo its client certificate.
+    @Test func theDemoTakesAPKCS12ClientCertificateFromTheEnvironment() throws {
+        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
+        let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-p12/"
+        var environment = [
+            "STORABLE_CONFIG_ETCD_CACERT": certificates.ca.path,
+            "STORABLE_CONFIG_ETCD_PKCS12": certificates.clientPKCS12.path,
+            "STORABLE_CONFIG_ETCD_PKCS12_PASSWORD": certificates.pkcs12Password,
+        ]
+        let set = try EtcdStoreTests.runDemo(
+            ["--store", address, "set", "app.userName", "p12"], environment: environment)
+        #expect(set.status == 0, "\(set.errorOutput)")
+        #expect(try cluster.get("/demo-p12/storable-config-demo.AppConfig.userName") == #""p12""#)
+        environment["STORABLE_CONFIG_ETCD_PKCS12_PASSWORD"] = "wrong"
+        let refused = try EtcdStoreTests.runDemo(["--store", address, "get", "app.userName"], environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("wrong password"), "\(refused.errorOutput)")
+        #expect(!refused.errorOutput.contains("wrong\n"))
+    }
+}
