@@ -32,6 +32,9 @@ struct EtcdLifeCycleTests {
         // Counted, not waited for with a semaphore: blocking one of the few threads that run tasks could starve
         // the task group below when other suites run at the same time.
         let finished = Locked(0)
+        // Rounds done by all, so that the wait below tells a hang (no round for two minutes) from a slow run: with
+        // the whole suite on two cores, the tasks below can wait minutes for a thread of the shared pool.
+        let progress = Locked(0)
         for worker in 0..<4 {
             Thread {
                 for round in 0..<rounds {
@@ -40,6 +43,7 @@ struct EtcdLifeCycleTests {
                     let token = config.$maxUploadMB.observe { _ in }
                     if round % 4 == worker { config.maxUploadMB = round }
                     if round % 2 == 0 { token.cancel() }
+                    progress.withLock { $0 += 1 }
                 }
                 finished.withLock { $0 += 1 }
             }.start()
@@ -53,15 +57,24 @@ struct EtcdLifeCycleTests {
                             if config.$level.key != "etcd-lifecycle.SuspendingEtcdConfig.level" {
                                 problems.withLock { $0.append(config.$level.key) }
                             }
+                            progress.withLock { $0 += 1 }
                         }
                     }
                 }
             }
             finished.withLock { $0 += 1 }
         }
-        let deadline = Date().addingTimeInterval(120)
-        while finished.withLock({ $0 }) < 5, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(finished.withLock { $0 } == 5, "configs over an EtcdStore hung (still running after 120 s)")
+        var lastRounds = 0
+        var lastProgress = Date()
+        while finished.withLock({ $0 }) < 5, Date().timeIntervalSince(lastProgress) < 120 {
+            try await Task.sleep(for: .milliseconds(50))
+            let rounds = progress.withLock { $0 }
+            if rounds != lastRounds { (lastRounds, lastProgress) = (rounds, Date()) }
+        }
+        #expect(
+            finished.withLock { $0 } == 5,
+            "configs over an EtcdStore hung (no round done for 120 s, after \(lastRounds) of \(4 * rounds + 8 * rounds))"
+        )
         #expect(problems.withLock { $0 }.isEmpty)
         withExtendedLifetime(cluster) {}
     }
