@@ -55,6 +55,7 @@
         let OPENSSL_sk_num: @convention(c) (Pointer?) -> Int32
         let OPENSSL_sk_value: @convention(c) (Pointer?, Int32) -> Pointer?
         let OPENSSL_sk_free: @convention(c) (Pointer?) -> Void
+        let OPENSSL_init_crypto: @convention(c) (UInt64, Pointer?) -> Int32
 
         // Constants of OpenSSL's headers.
         static let verifyPeer: Int32 = 1  // SSL_VERIFY_PEER
@@ -67,6 +68,7 @@
         static let errorSyscall: Int32 = 5, errorZeroReturn: Int32 = 6
         static let verifyOK = 0  // X509_V_OK
         static let addChainCertificate: Int32 = 89  // SSL_CTRL_CHAIN_CERT, with 1: SSL_CTX_add1_chain_cert
+        static let initNoAtExit: UInt64 = 0x0008_0000  // OPENSSL_INIT_NO_ATEXIT (OpenSSL 1.1.1b and later)
 
         /// The library, loaded once per process; or why it could not be.
         static let shared: Result<OpenSSL, TransportFailure> = load()
@@ -99,45 +101,52 @@
                     unsafeBitCast(addresses[name]!, to: Function.self)
                 }
                 // The handles stay open for the life of the process, as the library is used for it.
-                return .success(
-                    OpenSSL(
-                        TLS_client_method: function("TLS_client_method"),
-                        SSL_CTX_new: function("SSL_CTX_new"),
-                        SSL_CTX_free: function("SSL_CTX_free"),
-                        SSL_CTX_ctrl: function("SSL_CTX_ctrl"),
-                        SSL_CTX_set_verify: function("SSL_CTX_set_verify"),
-                        SSL_CTX_load_verify_locations: function("SSL_CTX_load_verify_locations"),
-                        SSL_CTX_set_default_verify_paths: function("SSL_CTX_set_default_verify_paths"),
-                        SSL_CTX_use_certificate_chain_file: function("SSL_CTX_use_certificate_chain_file"),
-                        SSL_CTX_use_PrivateKey_file: function("SSL_CTX_use_PrivateKey_file"),
-                        SSL_CTX_check_private_key: function("SSL_CTX_check_private_key"),
-                        SSL_new: function("SSL_new"),
-                        SSL_free: function("SSL_free"),
-                        SSL_set_fd: function("SSL_set_fd"),
-                        SSL_ctrl: function("SSL_ctrl"),
-                        SSL_get0_param: function("SSL_get0_param"),
-                        X509_VERIFY_PARAM_set1_host: function("X509_VERIFY_PARAM_set1_host"),
-                        X509_VERIFY_PARAM_set1_ip_asc: function("X509_VERIFY_PARAM_set1_ip_asc"),
-                        SSL_connect: function("SSL_connect"),
-                        SSL_read: function("SSL_read"),
-                        SSL_write: function("SSL_write"),
-                        SSL_pending: function("SSL_pending"),
-                        SSL_get_error: function("SSL_get_error"),
-                        SSL_get_verify_result: function("SSL_get_verify_result"),
-                        X509_verify_cert_error_string: function("X509_verify_cert_error_string"),
-                        ERR_get_error: function("ERR_get_error"),
-                        ERR_error_string_n: function("ERR_error_string_n"),
-                        ERR_clear_error: function("ERR_clear_error"),
-                        d2i_PKCS12: function("d2i_PKCS12"),
-                        PKCS12_parse: function("PKCS12_parse"),
-                        PKCS12_free: function("PKCS12_free"),
-                        SSL_CTX_use_certificate: function("SSL_CTX_use_certificate"),
-                        SSL_CTX_use_PrivateKey: function("SSL_CTX_use_PrivateKey"),
-                        X509_free: function("X509_free"),
-                        EVP_PKEY_free: function("EVP_PKEY_free"),
-                        OPENSSL_sk_num: function("OPENSSL_sk_num"),
-                        OPENSSL_sk_value: function("OPENSSL_sk_value"),
-                        OPENSSL_sk_free: function("OPENSSL_sk_free")))
+                // OpenSSL frees its global state in an atexit handler, and a watch's thread that is in the middle
+                // of a handshake when the program exits then takes a freed lock: the process ends with a SIGSEGV
+                // instead of its exit status. Told first, OpenSSL registers no such handler (the process is ending;
+                // its memory goes with it). If another part of the process initialised OpenSSL before this (libcurl,
+                // through URLSession), the handler is already registered: see Docs/Etcd.md, "TLS".
+                let library = OpenSSL(
+                    TLS_client_method: function("TLS_client_method"),
+                    SSL_CTX_new: function("SSL_CTX_new"),
+                    SSL_CTX_free: function("SSL_CTX_free"),
+                    SSL_CTX_ctrl: function("SSL_CTX_ctrl"),
+                    SSL_CTX_set_verify: function("SSL_CTX_set_verify"),
+                    SSL_CTX_load_verify_locations: function("SSL_CTX_load_verify_locations"),
+                    SSL_CTX_set_default_verify_paths: function("SSL_CTX_set_default_verify_paths"),
+                    SSL_CTX_use_certificate_chain_file: function("SSL_CTX_use_certificate_chain_file"),
+                    SSL_CTX_use_PrivateKey_file: function("SSL_CTX_use_PrivateKey_file"),
+                    SSL_CTX_check_private_key: function("SSL_CTX_check_private_key"),
+                    SSL_new: function("SSL_new"),
+                    SSL_free: function("SSL_free"),
+                    SSL_set_fd: function("SSL_set_fd"),
+                    SSL_ctrl: function("SSL_ctrl"),
+                    SSL_get0_param: function("SSL_get0_param"),
+                    X509_VERIFY_PARAM_set1_host: function("X509_VERIFY_PARAM_set1_host"),
+                    X509_VERIFY_PARAM_set1_ip_asc: function("X509_VERIFY_PARAM_set1_ip_asc"),
+                    SSL_connect: function("SSL_connect"),
+                    SSL_read: function("SSL_read"),
+                    SSL_write: function("SSL_write"),
+                    SSL_pending: function("SSL_pending"),
+                    SSL_get_error: function("SSL_get_error"),
+                    SSL_get_verify_result: function("SSL_get_verify_result"),
+                    X509_verify_cert_error_string: function("X509_verify_cert_error_string"),
+                    ERR_get_error: function("ERR_get_error"),
+                    ERR_error_string_n: function("ERR_error_string_n"),
+                    ERR_clear_error: function("ERR_clear_error"),
+                    d2i_PKCS12: function("d2i_PKCS12"),
+                    PKCS12_parse: function("PKCS12_parse"),
+                    PKCS12_free: function("PKCS12_free"),
+                    SSL_CTX_use_certificate: function("SSL_CTX_use_certificate"),
+                    SSL_CTX_use_PrivateKey: function("SSL_CTX_use_PrivateKey"),
+                    X509_free: function("X509_free"),
+                    EVP_PKEY_free: function("EVP_PKEY_free"),
+                    OPENSSL_sk_num: function("OPENSSL_sk_num"),
+                    OPENSSL_sk_value: function("OPENSSL_sk_value"),
+                    OPENSSL_sk_free: function("OPENSSL_sk_free"),
+                    OPENSSL_init_crypto: function("OPENSSL_init_crypto"))
+                _ = library.OPENSSL_init_crypto(initNoAtExit, nil)
+                return .success(library)
             }
             return .failure(
                 TransportFailure(
@@ -153,7 +162,7 @@
             "SSL_write", "SSL_pending", "SSL_get_error", "SSL_get_verify_result", "X509_verify_cert_error_string",
             "ERR_get_error", "ERR_error_string_n", "ERR_clear_error", "d2i_PKCS12", "PKCS12_parse", "PKCS12_free",
             "SSL_CTX_use_certificate", "SSL_CTX_use_PrivateKey", "X509_free", "EVP_PKEY_free", "OPENSSL_sk_num",
-            "OPENSSL_sk_value", "OPENSSL_sk_free",
+            "OPENSSL_sk_value", "OPENSSL_sk_free", "OPENSSL_init_crypto",
         ]
     }
 #endif

@@ -91,9 +91,16 @@
                 }
             }
             guard library.PKCS12_parse(bundle, password, &key, &certificate, &chain) == 1 else {
+                let detail = library.lastError()
+                let reason =
+                    detail.contains("mac verify failure")
+                    ? "a wrong password"
+                    : detail.contains("unsupported")
+                        ? "its cipher is one this OpenSSL does not take (OpenSSL 3 reads the ciphers of "
+                            + "openssl pkcs12 -legacy only with its legacy provider, which the store does not load)"
+                        : "a wrong password, or a cipher this OpenSSL does not take"
                 throw TransportFailure(
-                    description: "the PKCS#12 file \(file.path) cannot be opened: a wrong password, or a cipher this "
-                        + "OpenSSL does not take (\(library.lastError()))")
+                    description: "the PKCS#12 file \(file.path) cannot be opened: \(reason) (\(detail))")
             }
             guard let key, let certificate else {
                 throw TransportFailure(description: "the PKCS#12 file \(file.path) holds no certificate with its key")

@@ -1,5 +1,12 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif
 #if canImport(Security) && !os(Linux)
     import Security
 #endif
@@ -80,13 +87,17 @@ final class TLSContext: @unchecked Sendable {
     /// The largest CA, certificate, key or PKCS#12 file read: real ones are a few kilobytes.
     static let maximumFileSize = 1 << 20
 
-    /// Throws, naming the file, unless it is a readable regular file.
+    /// Throws, naming the file, unless it is a readable regular file (after symbolic links): a directory, a
+    /// device or a FIFO, which would hold the reader until someone writes to it, is refused before it is opened.
     static func checkReadable(_ file: URL, _ what: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else {
             throw TransportFailure(description: "the \(what) \(file.path) does not exist")
         }
-        guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: file.path) else {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw TransportFailure(description: "the \(what) \(file.path) cannot be read: it is not a regular file")
+        }
+        guard access(file.path, R_OK) == 0 else {
             throw TransportFailure(description: "the \(what) \(file.path) cannot be read")
         }
     }
