@@ -12,7 +12,6 @@
     @available(watchOS, unavailable)
     final class NetworkStream: ByteStream, @unchecked Sendable {
         private let connection: NWConnection
-        private let queue = DispatchQueue(label: "StorableConfigEtcd.NetworkStream")
         private let endpoint: String
         private let hasClientCertificate: Bool
         private let verifier: Verifier
@@ -35,6 +34,8 @@
             hasClientCertificate = context.hasClientCertificate
             let verifier = Verifier(context: context, host: host)
             self.verifier = verifier
+            // The connection's callbacks and the verify block run here; the connection keeps it.
+            let queue = DispatchQueue(label: "StorableConfigEtcd.NetworkStream")
             guard let raw = UInt16(exactly: port), raw != 0, let networkPort = NWEndpoint.Port(rawValue: raw) else {
                 throw TransportFailure(description: "\(port) is not a port")
             }
