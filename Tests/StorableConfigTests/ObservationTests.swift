@@ -307,18 +307,21 @@ struct ObservationTests {
         }
     }
 
-    @Test func observersOfConcurrentWritersEndOnTheFinalValue() async {
+    /// The writers are threads, not tasks: with the whole suite on two cores, tasks waited minutes for the shared
+    /// pool (0.08 s alone, over 100 s in CI's full runs, past the suite's time limit).
+    @Test func observersOfConcurrentWritersEndOnTheFinalValue() {
         for _ in 0..<20 {
             let config = CounterConfig(store: InMemoryStore())
             let seen = Recorder<Int>()
             let token = config.$a.observe { seen.append($0) }
-            await withTaskGroup(of: Void.self) { group in
-                for writer in 0..<4 {
-                    group.addTask {
-                        for round in 0..<200 { config.a = writer * 1000 + round + 1 }
-                    }
-                }
+            let done = DispatchSemaphore(value: 0)
+            for writer in 0..<4 {
+                Thread {
+                    for round in 0..<200 { config.a = writer * 1000 + round + 1 }
+                    done.signal()
+                }.start()
             }
+            for _ in 0..<4 { done.wait() }
             #expect(seen.elements.last == config.a)
             withExtendedLifetime(token) {}
         }
