@@ -197,6 +197,23 @@ extension EtcdStoreTests {
         #expect(writes >= 1)
     }
 
+    /// A store that read the cluster has its snapshot on disk when its initialiser returns, also when the writer's
+    /// queue began that write first: the demo's `get` once exited before the queue's write ended, and left none.
+    @Test func aStoreHasItsSnapshotOnDiskWhenItsInitialiserReturns() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        let directory = SnapshotDirectory()
+        let cluster = try EtcdCluster()
+        try cluster.put("made/etcd.Limits.maxUploadMB", "77")
+        for round in 0..<40 {
+            let path = directory.url.appendingPathComponent("made-\(round).json")
+            let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "made/", timeout: 3, snapshot: path)
+            #expect(
+                (try? Self.snapshotFields(path))?.values["etcd.Limits.maxUploadMB"] as? String == "77",
+                "round \(round): no snapshot yet")
+            withExtendedLifetime(store) {}
+        }
+    }
+
     /// The snapshot at `url` as JSONSerialization reads it, and its values.
     static func snapshotFields(_ url: URL) throws -> (document: [String: Any], values: [String: Any]) {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))

@@ -17,6 +17,10 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
     private var failing = false
     private var counts = 0
     private let queue = DispatchQueue(label: "StorableConfig.EtcdSnapshotWriter")
+    /// Held from taking a due write to its end, wherever it runs: a caller that must find the file on disk waits
+    /// for a write the queue has begun. Recursive: the storage's `deinit` can run inside the queue's write, on the
+    /// same thread, when the write held its last reference.
+    private let writing = NSRecursiveLock()
 
     /// The shortest time between two writes.
     static let interval: TimeInterval = 0.25
@@ -41,13 +45,21 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
         let nanoseconds = Int((wait / .nanoseconds(1)).rounded(.up))
         queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             guard let self, let storage = self.storage else { return }
-            guard self.takeScheduled() else { return }
-            if let snapshot = storage.snapshotContents() { self.write(snapshot, store: storage.description) }
+            self.writeIfDue(from: storage)
+        }
+    }
+
+    /// Writes the due snapshot of `storage` now, on the caller's thread, or waits for the write that the queue has
+    /// begun: either way the file is on disk when this returns, for a process that stops next.
+    func writeIfDue(from storage: EtcdStorage) {
+        writing.withLock {
+            guard takeScheduled(), let snapshot = storage.snapshotContents() else { return }
+            write(snapshot, store: storage.description)
         }
     }
 
     /// Whether a write was due; it is no longer.
-    func takeScheduled() -> Bool {
+    private func takeScheduled() -> Bool {
         lock.withLock {
             defer { scheduled = false }
             return scheduled
@@ -55,7 +67,7 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
     }
 
     /// Writes `snapshot` now, on the caller's thread; a failure is reported once, until a write succeeds.
-    func write(_ snapshot: EtcdSnapshot, store: String) {
+    private func write(_ snapshot: EtcdSnapshot, store: String) {
         lock.withLock { lastWrite = .now }
         do {
             try snapshot.write(to: url)

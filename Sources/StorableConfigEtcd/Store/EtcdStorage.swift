@@ -70,9 +70,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         }
         // A store that read the cluster has its snapshot on disk when it is made: a process that stops at once
         // leaves one.
-        if let snapshotWriter, isConnected, snapshotWriter.takeScheduled(), let contents = snapshotContents() {
-            snapshotWriter.write(contents, store: description)
-        }
+        if isConnected { snapshotWriter?.writeIfDue(from: self) }
         let watcher = EtcdWatcher(store: self)
         lock.withLock { self.watcher = watcher }
         watcher.start()
@@ -80,9 +78,7 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     deinit {
         watcher?.stop()
-        if let snapshotWriter, snapshotWriter.takeScheduled(), let snapshot = snapshotContents() {
-            snapshotWriter.write(snapshot, store: description)
-        }
+        snapshotWriter?.writeIfDue(from: self)
     }
 
     /// Whether the store has read the cluster at least once.
