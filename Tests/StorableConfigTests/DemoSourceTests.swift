@@ -79,7 +79,7 @@ struct DemoSourceTests {
     }
 
     /// `watch --read ./conf.d` prints a change when the kubelet swaps the ConfigMap volume.
-    @Test(.timeLimit(.minutes(1))) func watchPrintsAConfigMapSwap() throws {
+    @Test(.timeLimit(.minutes(5))) func watchPrintsAConfigMapSwap() throws {
         let home = DemoHome()
         let volume = try KubeletVolume(at: home.directory.file("conf.d").path, files: ["APP_CONFIG_USER_NAME": "one\n"])
         let output = Pipe()

@@ -300,7 +300,7 @@ struct DemoTests {
     }
 
     /// `watch` on a file that other programs change in every way they do.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func watchFollowsAnEditARenameADeleteAndRecreateAndABrieflyTruncatedFile() throws {
         let home = DemoHome()
         let url = home.directory.file("watched.json")

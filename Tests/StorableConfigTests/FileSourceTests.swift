@@ -393,7 +393,7 @@ final class KubeletVolume: @unchecked Sendable {  // updated by one thread at a 
     /// no hang, no crash, and every config that lives to the end reads the last contents. The threads are the
     /// system's (GCD), not the tasks' cooperative pool, which this blocking work would starve for other tests; the
     /// tasks yield between rounds.
-    @Test(.timeLimit(.minutes(2))) func configsComeAndGoOnManyThreadsWhileTheVolumeIsSwapped() async throws {
+    @Test(.timeLimit(.minutes(5))) func configsComeAndGoOnManyThreadsWhileTheVolumeIsSwapped() async throws {
         let directory = TemporaryDirectory()
         let volume = try KubeletVolume(at: directory.file("config").path, files: ["SERVER_CONFIG_PORT": "1"])
         let sources = ConfigSources(belowStore: [.directory(volume.path)])
@@ -689,7 +689,7 @@ struct FileSourceReleaseTests {
         var token: ObservationToken?
     }
 
-    @Test(.timeLimit(.minutes(1))) func aConfigReleasedInsideItsOwnNotificationOnTheWatcherThread() throws {
+    @Test(.timeLimit(.minutes(5))) func aConfigReleasedInsideItsOwnNotificationOnTheWatcherThread() throws {
         let directory = TemporaryDirectory()
         try "1".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
         let sources = ConfigSources(belowStore: [.directory(directory.url.path)])

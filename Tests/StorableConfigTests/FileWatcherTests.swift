@@ -12,7 +12,7 @@ import Testing
 /// The file watcher that live file sources rely on, against real files, renames, links and (on Linux) inotify:
 /// every way operations change a deployed file or directory must call `onChange`. Calls may be spurious or
 /// coalesced; a missed change is a failure. Each test runs with the kernel's watching and with polling.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct FileWatcherTests {
     /// Counts the calls of `onChange`.
     final class Calls: Sendable {

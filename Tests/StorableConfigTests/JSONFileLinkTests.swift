@@ -11,7 +11,7 @@ import Testing
 
 /// A settings file that is a symbolic link, as dotfile managers and mounted configuration make it: every write
 /// goes through to the file the link leads to, and the link stays a link.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct JSONFileLinkTests {
     /// `real/target.json` and the directory `conf/` for the link, in a fresh temporary directory.
     final class Layout {

@@ -106,7 +106,7 @@ struct JSONFileStoreTests {
         #expect(try String(contentsOf: blocker, encoding: .utf8) == "not a directory")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aFIFOInPlaceOfTheFileIsAClearErrorNamingThePath() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")

@@ -217,7 +217,7 @@ struct RecordsTests {
         #expect(Array(entries.keys) == ["old"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func anotherInstanceSeesChangesAndTheConfigStreamReportsThem() async {
         let store = InMemoryStore()
         let writer = BudgetConfig(store: store)
