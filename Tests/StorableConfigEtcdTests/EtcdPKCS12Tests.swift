@@ -13,6 +13,8 @@ struct EtcdPKCS12Tests {
         guard let certificates = try EtcdTLSTests.certificates() else { return }
         let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
         let file = form == "-legacy" ? certificates.legacyClientPKCS12 : certificates.clientPKCS12
+        // Where this openssl cannot write a -legacy bundle, there is none to read.
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
         let tls = EtcdStore.TLS(caFile: certificates.ca, pkcs12File: file, pkcs12Password: certificates.pkcs12Password)
         do {
             let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "p12/", tls: tls, timeout: 3)
@@ -92,6 +94,30 @@ struct EtcdPKCS12Tests {
         let store = try EtcdStore(endpoints: [endpoint], prefix: "link/", tls: tls, timeout: 1)
         #expect(!store.isConnected)
         #expect(!(store.connectionProblem ?? "").contains("regular file"))
+    }
+
+    /// Stores of one endpoint and prefix share a connection only if their TLS is the same: a store with a wrong
+    /// PKCS#12 password, another bundle, or none, is never handed the connection a good one made.
+    @Test func storesWithAnotherClientCertificateOrPasswordDoNotShareAConnection() throws {
+        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let endpoints = [URL(string: "https://127.0.0.1:\(EtcdCluster.freePort())")!]
+        let good = EtcdStore.TLS(
+            caFile: certificates.ca, pkcs12File: certificates.clientPKCS12,
+            pkcs12Password: certificates.pkcs12Password)
+        let first = try EtcdStore(endpoints: endpoints, prefix: "shared/", tls: good, timeout: 1)
+        var wrongPassword = good
+        wrongPassword.pkcs12Password = "not it"
+        #expect {
+            try EtcdStore(endpoints: endpoints, prefix: "shared/", tls: wrongPassword, timeout: 1)
+        } throws: { error in
+            "\(error)".contains("wrong password")
+        }
+        let pem = EtcdStore.TLS(
+            caFile: certificates.ca, certificateFile: certificates.client.certificate, keyFile: certificates.client.key)
+        let second = try EtcdStore(endpoints: endpoints, prefix: "shared/", tls: pem, timeout: 1)
+        let third = try EtcdStore(endpoints: endpoints, prefix: "shared/", tls: good, timeout: 1)
+        #expect(second.storage !== first.storage)
+        #expect(third.storage === first.storage)
     }
 
     @Test func theTLSDescriptionNamesTheFilesAndNeverThePassword() throws {

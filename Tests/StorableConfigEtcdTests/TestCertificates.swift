@@ -14,7 +14,8 @@ final class TestCertificates: @unchecked Sendable {
     /// The client certificate and key as PKCS#12 (OpenSSL 3's default ciphers), with the CA as its chain, locked
     /// with ``pkcs12Password``: what Apple platforms take, and Linux too.
     var clientPKCS12: URL { file("client.p12") }
-    /// The same with `openssl pkcs12 -legacy` (RC2 and 3DES, for older Apple systems).
+    /// The same with `openssl pkcs12 -legacy` (RC2 and 3DES, for older Apple systems); absent where this
+    /// `openssl` cannot write one.
     var legacyClientPKCS12: URL { file("client-legacy.p12") }
     let pkcs12Password = "p12 pässword"
     /// A certificate for 127.0.0.1 that expired in 2020.
@@ -47,13 +48,14 @@ final class TestCertificates: @unchecked Sendable {
             usage: "serverAuth,clientAuth")
         try sign("client", name: "root", alternativeNames: nil, usage: "clientAuth")
         try signExpired("expired", alternativeNames: "IP:127.0.0.1,DNS:localhost")
-        for (name, options) in [("client.p12", [String]()), ("client-legacy.p12", ["-legacy"])] {
-            try run(
-                ["pkcs12", "-export"] + options + [
-                    "-in", "client.pem", "-inkey", "client-key.pem", "-certfile", "ca.pem", "-out", name,
-                    "-passout", "pass:\(pkcs12Password)",
-                ])
-        }
+        let export = [
+            "-in", "client.pem", "-inkey", "client-key.pem", "-certfile", "ca.pem", "-passout",
+            "pass:\(pkcs12Password)",
+        ]
+        try run(["pkcs12", "-export"] + export + ["-out", "client.p12"])
+        // OpenSSL 1.1's tool has no -legacy (its default is the legacy ciphers), and OpenSSL 3's needs its legacy
+        // provider for it: the test of that bundle runs where it can be made.
+        try? run(["pkcs12", "-export", "-legacy"] + export + ["-out", "client-legacy.p12"])
     }
 
     private func file(_ name: String) -> URL { directory.appendingPathComponent(name) }

@@ -323,7 +323,7 @@ struct ObservationTests {
                     done.signal()
                 }.start()
             }
-            for _ in 0..<4 { done.wait() }
+            for _ in 0..<4 { #expect(done.wait(timeout: .now() + 120) == .success, "a writer hung") }
             #expect(seen.elements.last == config.a)
             withExtendedLifetime(token) {}
         }

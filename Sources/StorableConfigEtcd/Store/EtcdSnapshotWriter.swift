@@ -52,10 +52,12 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
     /// Writes the due snapshot of `storage` now, on the caller's thread, or waits for the write that the queue has
     /// begun: either way the file is on disk when this returns, for a process that stops next.
     func writeIfDue(from storage: EtcdStorage) {
-        writing.withLock {
-            guard takeScheduled(), let snapshot = storage.snapshotContents() else { return }
-            write(snapshot, store: storage.description)
+        let failure = writing.withLock { () -> StorableConfigError? in
+            guard takeScheduled(), let snapshot = storage.snapshotContents() else { return nil }
+            return write(snapshot, store: storage.description)
         }
+        // Reported with no lock held: the handler is the user's code.
+        if let failure { StorableConfig.errorHandler(failure) }
     }
 
     /// Whether a write was due; it is no longer.
@@ -66,8 +68,9 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
         }
     }
 
-    /// Writes `snapshot` now, on the caller's thread; a failure is reported once, until a write succeeds.
-    private func write(_ snapshot: EtcdSnapshot, store: String) {
+    /// Writes `snapshot` now, on the caller's thread; returns the failure to report: the first, until a write
+    /// succeeds.
+    private func write(_ snapshot: EtcdSnapshot, store: String) -> StorableConfigError? {
         lock.withLock { lastWrite = .now }
         do {
             try snapshot.write(to: url)
@@ -75,17 +78,17 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
                 failing = false
                 counts += 1
             }
+            return nil
         } catch {
             let first = lock.withLock { () -> Bool in
                 defer { failing = true }
                 return !failing
             }
-            guard first else { return }
-            StorableConfig.errorHandler(
-                .reloadFailed(
-                    store: store,
-                    reason: "the snapshot \(url.path) could not be written (\(error)); the store goes on without "
-                        + "it, and the file keeps what it had"))
+            guard first else { return nil }
+            return .reloadFailed(
+                store: store,
+                reason: "the snapshot \(url.path) could not be written (\(error)); the store goes on without it, and "
+                    + "the file keeps what it had")
         }
     }
 }

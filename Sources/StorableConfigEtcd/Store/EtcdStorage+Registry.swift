@@ -22,8 +22,7 @@ extension EtcdStorage {
         let name =
             endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
             + (credentials.map { "\($0.user)|\($0.password.hashValue)" } ?? "") + "|"
-            + (tls.map { [$0.caFile, $0.certificateFile, $0.keyFile].map { $0?.path ?? "-" }.joined(separator: "|") }
-                ?? "") + "|" + (snapshot?.standardizedFileURL.path ?? "")
+            + (tls.map(Self.sharingKey) ?? "") + "|" + (snapshot?.standardizedFileURL.path ?? "")
         if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
         let made = try EtcdStorage(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
@@ -36,5 +35,13 @@ extension EtcdStorage {
             storages[name] = Weak(storage: made)
             return made
         }
+    }
+
+    /// What tells one TLS set-up from another for sharing: every file, and the PKCS#12 password (as its hash, as
+    /// for credentials), so that a store with another client certificate, or a wrong password, is never handed a
+    /// storage made with a good one.
+    private static func sharingKey(_ tls: EtcdStore.TLS) -> String {
+        [tls.caFile, tls.certificateFile, tls.keyFile, tls.pkcs12File].map { $0?.path ?? "-" }.joined(separator: "|")
+            + "|\(tls.pkcs12Password.hashValue)"
     }
 }

@@ -92,7 +92,11 @@ final class TLSContext: @unchecked Sendable {
     static func checkReadable(_ file: URL, _ what: String) throws {
         var info = stat()
         guard stat(file.path, &info) == 0 else {
-            throw TransportFailure(description: "the \(what) \(file.path) does not exist")
+            let cause = errno
+            throw TransportFailure(
+                description: cause == ENOENT
+                    ? "the \(what) \(file.path) does not exist"
+                    : "the \(what) \(file.path) cannot be read (\(String(cString: strerror(cause))))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw TransportFailure(description: "the \(what) \(file.path) cannot be read: it is not a regular file")
@@ -106,9 +110,19 @@ final class TLSContext: @unchecked Sendable {
     /// - Throws: ``TransportFailure`` naming the file and why.
     static func contents(of file: URL, _ what: String) throws -> [UInt8] {
         try checkReadable(file, what)
+        // Opened without waiting, and checked again once open: a FIFO put in the file's place after the check
+        // above does not hold the reader.
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw TransportFailure(
+                description: "the \(what) \(file.path) cannot be read (\(String(cString: strerror(errno))))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw TransportFailure(description: "the \(what) \(file.path) cannot be read: it is not a regular file")
+        }
         do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
             let data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
             guard data.count <= maximumFileSize else {
                 throw TransportFailure(
