@@ -150,11 +150,7 @@ struct EtcdTLSTests {
         guard let certificates = try Self.certificates() else { return }
         let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
         let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-exit/"
-        let files = [
-            "STORABLE_CONFIG_ETCD_CACERT": certificates.ca.path,
-            "STORABLE_CONFIG_ETCD_CERT": certificates.client.certificate.path,
-            "STORABLE_CONFIG_ETCD_KEY": certificates.client.key.path,
-        ]
+        let files = certificates.demoEnvironment
         // 24 runs: at 3 in 40 before the fix, at least one of them fails more than eight times in ten.
         for round in 0..<24 {
             let set = try EtcdStoreTests.runDemo(
@@ -170,11 +166,7 @@ struct EtcdTLSTests {
         let setup = EtcdCluster.TLSSetup(certificates)
         let cluster = try EtcdCluster(tls: setup)
         let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-tls/"
-        let files = [
-            "STORABLE_CONFIG_ETCD_CACERT": certificates.ca.path,
-            "STORABLE_CONFIG_ETCD_CERT": certificates.client.certificate.path,
-            "STORABLE_CONFIG_ETCD_KEY": certificates.client.key.path,
-        ]
+        let files = certificates.demoEnvironment
         let set = try EtcdStoreTests.runDemo(
             ["--store", address, "set", "app.userName", "secure"], environment: files)
         #expect(set.status == 0, "\(set.errorOutput)")

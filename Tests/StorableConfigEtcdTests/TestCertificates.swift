@@ -18,6 +18,14 @@ final class TestCertificates: @unchecked Sendable {
     /// `openssl` cannot write one.
     var legacyClientPKCS12: URL { file("client-legacy.p12") }
     let pkcs12Password = "p12 pässword"
+    /// The demo's environment for `etcds://` with the CA and the PEM client certificate and key.
+    var demoEnvironment: [String: String] {
+        [
+            "STORABLE_CONFIG_ETCD_CACERT": ca.path,
+            "STORABLE_CONFIG_ETCD_CERT": client.certificate.path,
+            "STORABLE_CONFIG_ETCD_KEY": client.key.path,
+        ]
+    }
     /// A certificate for 127.0.0.1 that expired in 2020.
     var expired: (certificate: URL, key: URL) { (file("expired.pem"), file("expired-key.pem")) }
     /// Another CA, which signed nothing the members show.

@@ -18,8 +18,8 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
     private var counts = 0
     private let queue = DispatchQueue(label: "StorableConfig.EtcdSnapshotWriter")
     /// Held from taking a due write to its end, wherever it runs: a caller that must find the file on disk waits
-    /// for a write the queue has begun. Recursive: the storage's `deinit` can run inside the queue's write, on the
-    /// same thread, when the write held its last reference.
+    /// for a write the queue has begun. Recursive as a guard only: the queue's write keeps its storage alive until
+    /// `writeIfDue` returns, so the storage's `deinit` (which takes this lock too) runs after it, never inside.
     private let writing = NSRecursiveLock()
 
     /// The shortest time between two writes.
