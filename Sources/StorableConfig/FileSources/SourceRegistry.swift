@@ -11,13 +11,12 @@ final class SourceRegistry: Sendable {
     /// A config that reads a source, held weakly: a source never keeps a config alive.
     private struct Subscriber {
         weak var config: StorableConfig?
-        /// The config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
-        let context: ObjectIdentifier
     }
 
     private struct Entry {
         var contents: SourceContents
-        var subscribers: [Subscriber] = []
+        /// By the config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var watcher: FileWatcher?
         /// The descriptions of the problems reported for these contents: each is reported once.
         var reported: Set<String> = []
@@ -61,8 +60,7 @@ final class SourceRegistry: Sendable {
                         state.entries[source] = entry
                         watchersNeeded.append(source)
                     }
-                    state.entries[source]?.subscribers.append(
-                        Subscriber(config: config, context: ObjectIdentifier(config.context)))
+                    state.entries[source]?.subscribers[ObjectIdentifier(config.context)] = Subscriber(config: config)
                 }
                 return Snapshot(
                     contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
@@ -89,7 +87,7 @@ final class SourceRegistry: Sendable {
             }
             if !kept { unused.append(watcher) }
         }
-        for watcher in unused { watcher.stop() }
+        for watcher in unused { watcher.stop(waiting: false) }
         // A change between the first reading and the watcher's start is not missed.
         for source in watchersNeeded { _ = refresh(source, tellingSubscribers: true) }
         let problems = state.withLock { state in
@@ -102,24 +100,25 @@ final class SourceRegistry: Sendable {
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
-    /// watched. Called from the config's `deinit`: loads no weak reference (see `StoreHub.detach`).
-    func unsubscribe(context: ObjectIdentifier) {
+    /// watched. Called from the config's `deinit`: loads no weak reference (see `StoreHub.detach`), and costs the
+    /// same however many configs are alive.
+    ///
+    /// A watcher no longer needed is told to stop and not waited for: its thread ends on its own, and a change
+    /// it reports meanwhile finds no entry for its source (or the entry of a config that subscribed since, which
+    /// reads the source again and finds what it holds).
+    func unsubscribe(context: ObjectIdentifier, from sources: [ConfigSource]) {
         let unwatched = state.withLock { state -> [FileWatcher] in
             var unwatched: [FileWatcher] = []
-            for (source, entry) in state.entries {
-                guard entry.subscribers.contains(where: { $0.context == context }) else { continue }
-                var entry = entry
-                entry.subscribers.removeAll { $0.context == context }
-                if entry.subscribers.isEmpty {
-                    if let watcher = entry.watcher { unwatched.append(watcher) }
-                    state.entries[source] = nil
-                } else {
-                    state.entries[source] = entry
-                }
+            for source in Set(sources) {
+                guard state.entries[source]?.subscribers.removeValue(forKey: context) != nil,
+                    state.entries[source]?.subscribers.isEmpty == true
+                else { continue }
+                if let watcher = state.entries[source]?.watcher { unwatched.append(watcher) }
+                state.entries[source] = nil
             }
             return unwatched
         }
-        for watcher in unwatched { watcher.stop() }
+        for watcher in unwatched { watcher.stop(waiting: false) }
     }
 
     /// The current contents of `sources`.
@@ -182,7 +181,7 @@ final class SourceRegistry: Sendable {
                 state.entries[source] = entry
                 state.generation += 1
             }
-            return (changed, entry.subscribers.compactMap(\.config))
+            return (changed, entry.subscribers.values.compactMap(\.config))
         }
         readings.unlock()
         guard changed else { return subscribers }

@@ -65,7 +65,7 @@ extension StorableConfig {
     /// Stops hearing from the file sources: from `deinit`.
     func endSources() {
         guard !fileSources.isEmpty else { return }
-        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context))
+        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context), from: allSources)
     }
 
     /// A file source this config reads changed: resolves the layers again and reads the store again for the

@@ -66,11 +66,13 @@ final class FileWatcher: Sendable {
         started.wait()
     }
 
-    /// Stops watching. Called from any other thread, it waits until `onChange` can no longer be called; called
-    /// from `onChange` itself, the watching ends when `onChange` returns.
-    func stop() {
+    /// Stops watching. Called from any other thread and `waiting`, it waits until `onChange` can no longer be
+    /// called; called from `onChange` itself, or not `waiting`, it returns at once, and the watching ends when
+    /// the watcher's thread next looks (`onChange` may be called once more meanwhile).
+    func stop(waiting: Bool = true) {
         var byte: UInt8 = 1
         _ = write(shared.stopWrite, &byte, 1)
+        if !waiting { return }
         if let thread = shared.thread, pthread_equal(thread, pthread_self()) != 0 { return }
         shared.finished.wait()
     }
