@@ -16,10 +16,7 @@ let package = Package(
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
     ],
     targets: [
-        .target(name: "StorableConfig", dependencies: ["CStorableConfigSupport"]),
-        // Inline atomics, the futex lock's fast path and thread-locals for the hot paths, in C so that they
-        // inline on every platform.
-        .target(name: "CStorableConfigSupport"),
+        .target(name: "StorableConfig"),
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
         .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd"]),

@@ -9,18 +9,16 @@ extension Setting: SettingBox {
         if index < schema.traits.count, let known = schema.traits[index],
             known.valueType == ObjectIdentifier(Value.self)
         {
-            traits = unsafeDowncast(known.traits, to: ValueTraits<Value>.self)
+            traits = known.traits as? ValueTraits<Value> ?? ValueTraits<Value>.shared
         } else {
             traits = ValueTraits<Value>.shared
         }
         let binding = SettingBinding(context: context, schema: schema, index: index)
         let removesOnNil = traits.isNil?(defaultValue) ?? false
         locked {
-            // Not through `traits`, whose `Optional.map` looks up two generic types in unspecialised code.
-            unmanagedTraits = Unmanaged.passUnretained(traits)
+            self.traits = traits
             self.removesOnNil = removesOnNil
             self.binding = binding
-            bindingForReads = Unmanaged.passUnretained(binding)
         }
     }
 

@@ -2,30 +2,18 @@
 /// storage's hub, then taken under the setting's lock and, when someone listens, queued for delivery (see
 /// Setting+Delivery.swift and Docs/Design.md).
 extension Setting {
-    // The write path, from here to the delivery of a change, is inlinable so that it is specialised for the
-    // value type in the module that assigns: unspecialised, it looked up the metadata of `Optional<Value>`,
-    // `PendingChange<Value>` and the like on every write (hundreds of instructions each) and copied values
-    // through their value witnesses.
-    @inlinable
     func assign(_ newValue: Value) {
         // `bind` sets the traits and the binding once, in the config's initializer, before anyone else can
-        // reach this setting, and nothing changes them after: read without the lock (as the getter reads
-        // `bindingForReads`), and without retaining them (the traits are cached for the process's lifetime,
-        // the binding is held by `binding`).
-        guard let traits = unmanagedTraits, let binding = bindingForReads else {
+        // reach this setting, and nothing changes them after: read without the lock, as the getter reads them.
+        guard let traits, let binding else {
             assignBeforeBinding(newValue)
             return
         }
         if assignmentHasRules, !mayAssign(newValue) { return }
-        traits._withUnsafeGuaranteedRef { traits -> Void in
-            binding._withUnsafeGuaranteedRef { binding -> Void in
-                assign(newValue, through: binding, traits: traits)
-            }
-        }
+        assign(newValue, through: binding, traits: traits)
     }
 
-    /// Encodes `newValue` and writes it, with the binding and traits borrowed.
-    @inlinable
+    /// Encodes `newValue` and writes it.
     func assign(_ newValue: Value, through binding: SettingBinding, traits: ValueTraits<Value>) {
         let stored: StoredValue?
         if removesOnNil, traits.isNil?(newValue) == true {
@@ -44,7 +32,7 @@ extension Setting {
     /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
     /// exactly like the declaration's initial value does. (A setting that is no config's property is never
     /// bound.) Out of line, to keep `assign` free of its locals.
-    @usableFromInline @inline(never)
+    @inline(never)
     func assignBeforeBinding(_ newValue: Value) {
         lock.lock()
         guard binding == nil else {
@@ -67,7 +55,6 @@ extension Setting {
     /// (`newValue` also goes to the other configs on the storage as the typed value, sparing them a decode;
     /// they use it only with a stored value. Not an `Optional<Value>`, whose metadata unspecialised code would
     /// look up on every write.)
-    @inlinable
     func write(
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) {
@@ -93,7 +80,6 @@ extension Setting {
     /// The usual case, with no observer of this setting or its config and no batch state, swaps the value in
     /// under the lock (moves only: nothing is retained or released there) and tells the Observation framework
     /// after.
-    @inlinable
     func applyWritten(
         _ newValue: Value, isSet: Bool, version newVersion: UInt64, stored: StoredValue?, binding: SettingBinding,
         traits: ValueTraits<Value>
@@ -114,18 +100,15 @@ extension Setting {
         hasStoredValue = isSet
         lock.unlock()
         // `held` is now the value replaced, released at the end of this function, after the unlock. Only the
-        // Observation framework needs to hear of a change, and only once it has tracked a setting: compare
-        // (`==` is the value type's own code, and not free) only then.
-        if ObservedSetting.isTracked,
-            Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false)
-        {
+        // Observation framework needs to hear of a change.
+        if Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false) {
             binding.observationDidChange()
         }
     }
 
     /// Whether `newValue` may be assigned: it passes the setting's check (otherwise the failure is reported).
     /// An assignment to an overridden setting is reported, once, and goes on: it is stored.
-    @usableFromInline @inline(never)
+    @inline(never)
     func mayAssign(_ newValue: Value) -> Bool {
         if let error = validationError(newValue) {
             StorableConfig.report(error)
@@ -140,7 +123,7 @@ extension Setting {
     /// `underlying`, else the layer below the store, else the default. Records which layer it is. Resolved in the
     /// critical section that checks and sets the version, so that a value worked out from layers that have
     /// changed since can never be taken.
-    @usableFromInline @inline(never)
+    @inline(never)
     func layeredValueLocked(_ underlying: Value, fromStore: Bool) -> (value: Value, isUnderlying: Bool) {
         guard let extras else { return (underlying, true) }
         if let above = extras.overridden {
@@ -156,7 +139,7 @@ extension Setting {
     }
 
     /// Reports a value that cannot be encoded, and holds it in memory only.
-    @usableFromInline @inline(never)
+    @inline(never)
     func encodingFailed(_ newValue: Value, error: any Error, binding: SettingBinding) {
         StorableConfig.report(
             .encodingFailed(key: binding.key, reason: isSecret ? StorableConfigError.redacted : "\(error)"))
@@ -165,7 +148,6 @@ extension Setting {
 
     /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
     /// observers, once.
-    @usableFromInline
     func applyPending(_ newValue: Value, isSet: Bool, fromStore: Bool = true) {
         let state = observationState()
         let replaced = locked { () -> Value? in
@@ -182,7 +164,6 @@ extension Setting {
     }
 
     /// Returns the observation state, making it, outside the lock, on first use.
-    @inlinable
     func observationState() -> ObservationState<Value> {
         lock.lock()
         let existing = observation
@@ -203,7 +184,6 @@ extension Setting {
     /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
     /// With layers, `newValue` is what the store gives (`fromStore` false: nothing usable, and `newValue` is the
     /// declared default), and the layers are resolved under the lock (see `layeredValueLocked`).
-    @usableFromInline
     func apply(
         _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
     ) {
@@ -223,10 +203,8 @@ extension Setting {
             value = newValue
             hasStoredValue = isSet
             lock.unlock()
-            // Only the Observation framework needs to hear of a change, once it has tracked a setting.
-            if ObservedSetting.isTracked,
-                Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false)
-            {
+            // Only the Observation framework needs to hear of a change.
+            if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
                 binding.observationDidChange()
             }
             withExtendedLifetime(old) {}
@@ -238,7 +216,7 @@ extension Setting {
 
     /// ``apply(_:isSet:version:stored:fromStore:)`` when someone listens, a batch is under way or layers may give
     /// the value: the change is queued under the lock and delivered in order after it.
-    @inlinable @inline(never)
+    @inline(never)
     func applyInOrder(
         _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
     ) {
@@ -324,7 +302,6 @@ extension Setting {
     /// Whether `new` differs from `old`: by `==` for `Equatable` values, else, when someone listens, by stored
     /// form (a change that only Observation hears of is taken as a change without encoding). Called without
     /// the lock.
-    @inlinable
     static func hasChanged(
         from old: Value, to new: Value, stored: StoredValue?, traits: ValueTraits<Value>, listening: Bool
     ) -> Bool {

@@ -30,51 +30,42 @@ import Foundation
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // Every mutable property below is guarded by `lock`, which is this setting's alone (`binding`,
-    // `bindingForReads`, `traits` and `removesOnNil` are written once, by `bind`, and `extras` and
+    // `traits` and `removesOnNil` are written once, by `bind`, and `extras` and
     // `assignmentHasRules` once by the declaration or an override, in the config's initializer, before any
     // other thread can reach the setting, so writes read them without it). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
-    @usableFromInline let lock = Lock()
-    // All guarded by the lock, so the dynamic exclusivity checks (dozens of instructions per access in
-    // unspecialised code) would add nothing: `@exclusivity(unchecked)` throughout.
-    @usableFromInline @exclusivity(unchecked) var value: Value
-    @exclusivity(unchecked) var declaredDefault: Value
+    let lock = Lock()
+    var value: Value
+    var declaredDefault: Value
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
     /// configs converge on the store's last value.
-    @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
-    @usableFromInline @exclusivity(unchecked) var binding: SettingBinding?
-    /// The same binding, read on every get without retaining it; the strong `binding` keeps it alive.
-    @usableFromInline @exclusivity(unchecked) var bindingForReads: Unmanaged<SettingBinding>?
-    /// Unmanaged: traits are made once per type and cached for the process's lifetime, so every write reads
-    /// them without retaining them.
-    @usableFromInline @exclusivity(unchecked) var unmanagedTraits: Unmanaged<ValueTraits<Value>>?
-    @usableFromInline var traits: ValueTraits<Value>? {
-        get { unmanagedTraits?.takeUnretainedValue() }
-        set { unmanagedTraits = newValue.map { Unmanaged.passUnretained($0) } }
-    }
+    var version: UInt64 = 0
+    var binding: SettingBinding?
+    /// How values of this type are encoded, decoded and compared: made once per type and cached.
+    var traits: ValueTraits<Value>?
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
-    @usableFromInline @exclusivity(unchecked) var observation: ObservationState<Value>?
+    var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
-    @usableFromInline @exclusivity(unchecked) var observerCount = 0
+    var observerCount = 0
     /// What the declaration says beyond the default (keys, a check, secrecy) and an override: `nil` for a plain
     /// `@Setting var x = 0` that nothing overrides, which so spends one reference on them (see SettingExtras).
     /// Set in the initializer, or once in the config's initializer by an override, before the config is attached
     /// to its storage's hub or returned, and only read afterwards, so it is read without the lock.
-    @exclusivity(unchecked) var extras: SettingExtras<Value>?
+    var extras: SettingExtras<Value>?
     // The flags last, together, so that they share the object's last word.
-    @usableFromInline @exclusivity(unchecked) var hasStoredValue = false
+    var hasStoredValue = false
     /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
-    @usableFromInline @exclusivity(unchecked) var removesOnNil = false
+    var removesOnNil = false
     /// Set when the config goes away; no observer can be added after it.
-    @exclusivity(unchecked) var observationEnded = false
+    var observationEnded = false
     /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once,
     /// like `extras`, before anyone else can reach the setting.
-    @usableFromInline @exclusivity(unchecked) var assignmentHasRules = false
+    var assignmentHasRules = false
     /// Whether a layer (an override, a file source) may give the value: every value then takes the way that
     /// resolves the layers under the lock, in the same critical section as the version (see
     /// `layeredValueLocked`). Set once, like `extras`.
-    @usableFromInline @exclusivity(unchecked) var hasLayers = false
+    var hasLayers = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -93,13 +84,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// The setting's current value.
-    @inlinable
     public var wrappedValue: Value {
         get {
             lock.lock()
             let current = value
             lock.unlock()
-            if let binding = bindingForReads { binding._withUnsafeGuaranteedRef { $0.recordAccess() } }
+            if let binding { binding.recordAccess() }
             return current
         }
         set { assign(newValue) }

@@ -4,9 +4,8 @@
 
 /// Where a setting belongs: its config's context, its position in the class's schema, and so its name, key
 /// and Observation key path. Immutable.
-@usableFromInline
 final class SettingBinding: @unchecked Sendable {
-    @usableFromInline let context: ConfigContext
+    let context: ConfigContext
     let schema: ConfigSchema
     let index: Int
     // Immutable; the standard library does not declare key paths Sendable.
@@ -19,17 +18,16 @@ final class SettingBinding: @unchecked Sendable {
         observationKeyPath = schema.observationKeyPaths[index]
         key = schema.keys[index]
         #if canImport(Observation) && !canImport(Darwin)
-            registrar = unsafeDowncast(context.observation!, to: ObservationSupport.self).registrar
+            registrar = (context.observation as? ObservationSupport)?.registrar ?? ObservationRegistrar()
         #endif
     }
 
     var name: String { schema.names[index] }
     /// Read on every write: stored, so that the write borrows it instead of retaining an element of the schema's
     /// array.
-    @usableFromInline let key: String
+    let key: String
 
     /// Tells the Observation framework that the setting was read.
-    @usableFromInline
     func recordAccess() {
         #if canImport(Observation) && !canImport(Darwin)
             // No availability to check off Apple platforms: call the registrar directly, with everything borrowed
@@ -44,11 +42,8 @@ final class SettingBinding: @unchecked Sendable {
         let registrar: ObservationRegistrar
     #endif
 
-    @usableFromInline
     func observationDidChange() {
         #if canImport(Observation) && !canImport(Darwin)
-            // Until the Observation framework has tracked a setting, no one can be observing one through it.
-            guard ObservedSetting.isTracked else { return }
             registrar.willSet(context, keyPath: observationKeyPath)
             registrar.didSet(context, keyPath: observationKeyPath)
         #else
@@ -57,7 +52,6 @@ final class SettingBinding: @unchecked Sendable {
     }
 
     /// Tells the config-wide observers (``StorableConfig/changes``) that the setting changed.
-    @usableFromInline
     func tellChangeObservers(old: any Sendable, new: any Sendable, isSecret: Bool) {
         context.tellChangeObservers(
             ConfigChange(name: name, key: key, oldValue: old, newValue: new, isSecret: isSecret))

@@ -10,22 +10,22 @@ final class SettingExtras<Value>: @unchecked Sendable {
     /// The value that a layer above the store gives (a launch argument, an environment variable, a file source
     /// above the store), read in place of the stored value. Guarded by the setting's lock: a live file source
     /// changes it while the config is in use.
-    @exclusivity(unchecked) var overridden: SettingOverride<Value>?
+    var overridden: SettingOverride<Value>?
     /// The value that a file source below the store gives, read in place of the declared default when nothing is
     /// stored. Guarded by the setting's lock.
-    @exclusivity(unchecked) var fallback: SettingOverride<Value>?
+    var fallback: SettingOverride<Value>?
     /// The last valid value each file source gave, by the source's identity: a source that now gives a value
     /// that does not fit keeps giving this one. Guarded by the setting's lock.
-    @exclusivity(unchecked) var lastGood: [String: SettingOverride<Value>] = [:]
+    var lastGood: [String: SettingOverride<Value>] = [:]
     /// The generation of the sources' contents that the layers above were resolved from: older ones are not
     /// taken. Guarded by the setting's lock.
-    @exclusivity(unchecked) var layerGeneration: UInt64 = 0
+    var layerGeneration: UInt64 = 0
     /// Which layer gave the value the setting holds: none (the store or the default), the one above the store,
     /// or the one below it. Guarded by the setting's lock; set with the value.
-    @exclusivity(unchecked) var appliedLayer = AppliedLayer.none
+    var appliedLayer = AppliedLayer.none
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
     /// lock.
-    @exclusivity(unchecked) var reportedOverriddenAssignment = false
+    var reportedOverriddenAssignment = false
 
     init(declaredKeys: DeclaredKeys, rules: SettingRules<Value>?) {
         self.declaredKeys = declaredKeys

@@ -57,19 +57,13 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     public required init(store: any ConfigStore) {
         self.store = store
         context = ConfigContext(store: store)
-        if let cached = ConfigSchema.cached(for: type(of: self)), let found = cached.fields?.settings(of: self) {
-            // A later instance: its settings are where the first instance's were.
-            schema = cached
-            settings = found
-        } else {
-            let reflected = reflectSettings()
-            do {
-                schema = try ConfigSchema.schema(for: type(of: self), settings: reflected, locatingIn: self)
-            } catch {
-                fatalError("\(error)")
-            }
-            settings = reflected.map(\.setting)
+        let reflected = reflectSettings()
+        do {
+            schema = try ConfigSchema.schema(for: type(of: self), settings: reflected)
+        } catch {
+            fatalError("\(error)")
         }
+        settings = reflected.map(\.setting)
         for (index, setting) in settings.enumerated() {
             setting.bind(schema: schema, index: index, context: context)
         }
@@ -93,7 +87,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     }
 
     deinit {
-        context.hub.detach(context)
+        context.hub.detach(context, schema: schema)
         endSources()
         for setting in settings { setting.endObservation() }
         context.endChangeObservation()

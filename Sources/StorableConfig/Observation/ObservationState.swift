@@ -3,16 +3,14 @@
 /// Shaped so that the setting's critical sections neither allocate nor release anything: the observer list
 /// is replaced whole (a new array built outside the lock, swapped in under it, the old one released after),
 /// and a change is queued as a node that the writer allocated before taking the lock.
-@usableFromInline
 final class ObservationState<Value> {
     /// A class, made outside the lock, so that `since` can be set in the critical section that adds it.
-    @usableFromInline
     final class Observer {
-        @usableFromInline let identifier: UInt64
+        let identifier: UInt64
         /// The change count when the observer was added; it is told only of later changes.
         // Set in the critical section that adds the observer, before any delivery can see it.
-        @usableFromInline @exclusivity(unchecked) var since: UInt64 = 0
-        @usableFromInline let onChange: @Sendable (Value) -> Void
+        var since: UInt64 = 0
+        let onChange: @Sendable (Value) -> Void
         let onEnd: (@Sendable () -> Void)?
 
         init(identifier: UInt64, onChange: @escaping @Sendable (Value) -> Void, onEnd: (@Sendable () -> Void)?) {
@@ -23,27 +21,25 @@ final class ObservationState<Value> {
     }
 
     /// Never mutated in place under the lock; see ``Setting``'s `updateObservers`.
-    @usableFromInline @exclusivity(unchecked) var observers: [Observer] = []
+    var observers: [Observer] = []
     /// Bumped whenever `observers` is replaced, so that a replacement built from an older list is retried.
-    @exclusivity(unchecked) var observersGeneration: UInt64 = 0
-    @usableFromInline @exclusivity(unchecked) var changeCount: UInt64 = 0
+    var observersGeneration: UInt64 = 0
+    var changeCount: UInt64 = 0
     /// The queue of changes not yet delivered, in the order they were made.
-    @usableFromInline @exclusivity(unchecked) var first: PendingChange<Value>?
-    @usableFromInline @exclusivity(unchecked) var last: PendingChange<Value>?
-    @usableFromInline @exclusivity(unchecked) var isDelivering = false
+    var first: PendingChange<Value>?
+    var last: PendingChange<Value>?
+    var isDelivering = false
     /// The value before a batch's first assignment, which the batch's change is measured from.
-    @usableFromInline @exclusivity(unchecked) var valueBeforeBatch: Value?
+    var valueBeforeBatch: Value?
 
     /// A delivered node kept for the next change, so that a setting someone observes does not allocate and free
     /// one per change. Moved in and out under the lock (no retain count reaches zero there); its values are
     /// cleared, outside the lock, before it is kept.
-    @usableFromInline @exclusivity(unchecked) var spare: PendingChange<Value>?
+    var spare: PendingChange<Value>?
 
-    @usableFromInline
     init() {}
 
     /// Appends `node`. Releases nothing: the previous last node stays referenced by its predecessor.
-    @inlinable
     func enqueue(_ node: PendingChange<Value>) {
         if let last { last.next = node } else { first = node }
         last = node
@@ -51,17 +47,15 @@ final class ObservationState<Value> {
 }
 
 /// One queued change of a setting, or the initial value owed to one new observer.
-@usableFromInline
 final class PendingChange<Value> {
-    @usableFromInline @exclusivity(unchecked) var number: UInt64 = 0
-    @usableFromInline @exclusivity(unchecked) var old: Value?
-    @usableFromInline @exclusivity(unchecked) var new: Value?
-    @usableFromInline @exclusivity(unchecked) var stored: StoredValue?
+    var number: UInt64 = 0
+    var old: Value?
+    var new: Value?
+    var stored: StoredValue?
     /// The identifier of the observer that asked for the current value when it was added; `nil` for a change.
-    @usableFromInline @exclusivity(unchecked) var initialFor: UInt64?
-    @usableFromInline @exclusivity(unchecked) var next: PendingChange<Value>?
+    var initialFor: UInt64?
+    var next: PendingChange<Value>?
 
-    @usableFromInline
     init(new: Value?, stored: StoredValue?) {
         self.new = new
         self.stored = stored

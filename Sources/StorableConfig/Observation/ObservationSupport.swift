@@ -1,5 +1,3 @@
-import CStorableConfigSupport
-
 #if canImport(Observation)
     import Observation
 
@@ -15,28 +13,8 @@ import CStorableConfigSupport
 
 /// The argument of the key path that names a setting to the Observation framework: its position in its
 /// config's schema.
-///
-/// Its hashing is how the library learns that someone tracks settings. The Observation framework hashes a key
-/// path only to file an access under a tracking (`withObservationTracking`, SwiftUI) and to install that
-/// tracking in the registrar; until it has done so once, no one can be observing a setting through it, so a
-/// write may skip the registrar's `willSet` and `didSet` (two lock round trips and two generic calls each, a
-/// fifth of an assignment). The flag is set before the tracking is installed, and never cleared: a write that
-/// comes after an installed tracking (that the tracking's installation happens before) sees it. A write
-/// concurrent with the installation may be missed, as the registrar itself misses one made between the
-/// tracked read and the installation.
-@usableFromInline
 struct ObservedSetting: Hashable, Sendable {
     let index: Int
-
-    @usableFromInline
-    func hash(into hasher: inout Hasher) {
-        storable_config_observation_set_tracked()
-        hasher.combine(index)
-    }
-
-    /// Whether the Observation framework has ever tracked a setting in this process.
-    @inlinable
-    static var isTracked: Bool { storable_config_observation_is_tracked() != 0 }
 
     /// The key paths of positions `0..<count`. A key path names a position, not a class, so they are made once
     /// per position for the process, each when a class first needs it, and shared: making one resolves its
@@ -69,8 +47,8 @@ extension ConfigContext {
     @inline(__always)
     func observationAccess(_ keyPath: KeyPath<ConfigContext, Int>) {
         #if canImport(Observation)
-            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
-                unsafeDowncast(observation, to: ObservationSupport.self).registrar.access(self, keyPath: keyPath)
+            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let support = observation as? ObservationSupport {
+                support.registrar.access(self, keyPath: keyPath)
             }
         #endif
     }
@@ -78,10 +56,9 @@ extension ConfigContext {
     /// Tells the Observation framework that the setting at `keyPath` changed.
     func observationDidChange(_ keyPath: KeyPath<ConfigContext, Int>) {
         #if canImport(Observation)
-            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), ObservedSetting.isTracked, let observation {
-                let registrar = unsafeDowncast(observation, to: ObservationSupport.self).registrar
-                registrar.willSet(self, keyPath: keyPath)
-                registrar.didSet(self, keyPath: keyPath)
+            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let support = observation as? ObservationSupport {
+                support.registrar.willSet(self, keyPath: keyPath)
+                support.registrar.didSet(self, keyPath: keyPath)
             }
         #endif
     }

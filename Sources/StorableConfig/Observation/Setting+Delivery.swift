@@ -5,7 +5,6 @@ extension Setting {
     /// One thread at a time delivers; a change made meanwhile, by another thread or by an observer itself,
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
-    @inlinable
     func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
         // The last node delivered, emptied, kept as the state's spare for the next change if it has none.
         var delivered: PendingChange<Value>?
@@ -37,7 +36,6 @@ extension Setting {
         }
     }
 
-    @inlinable
     func deliver(
         _ change: PendingChange<Value>, to observers: [ObservationState<Value>.Observer], binding: SettingBinding,
         traits: ValueTraits<Value>

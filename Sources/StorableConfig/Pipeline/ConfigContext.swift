@@ -1,5 +1,3 @@
-import CStorableConfigSupport
-
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -9,7 +7,6 @@ import CStorableConfigSupport
 #endif
 
 /// One config instance's connection to its store and to the other configs bound to the same storage.
-@usableFromInline
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
     let hub: StoreHub
@@ -17,16 +14,12 @@ final class ConfigContext: @unchecked Sendable {
     /// An `ObservationSupport` where the Observation framework is available.
     let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
     private let changeObservers = Locked<ChangeObservers>(ChangeObservers())
-    // Counters read on every write without a lock: batches in progress on any thread, config-wide
-    // observers. Each is changed under the lock of what it counts.
-    private let batchCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
-    private let changeObserverCount = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
     private struct ChangeObservers {
         var ended = false
         var all: [UInt64: (onChange: @Sendable (ConfigChange) -> Void, onEnd: (@Sendable () -> Void)?)] = [:]
-        /// ``StorableConfig/observeWillChange(_:)``'s handlers; counted with `all` in `changeObserverCount`, so
-        /// that a change is queued and delivered in order when only they listen.
+        /// ``StorableConfig/observeWillChange(_:)``'s handlers; counted with `all` in ``hasChangeObservers``,
+        /// so that a change is queued and delivered in order when only they listen.
         var willChange: [UInt64: @Sendable () -> Void] = [:]
     }
 
@@ -40,20 +33,12 @@ final class ConfigContext: @unchecked Sendable {
     init(store: any ConfigStore) {
         self.store = store
         hub = StoreHub.hub(for: store)
-        batchCount.initialize(to: 0)
-        changeObserverCount.initialize(to: 0)
-    }
-
-    deinit {
-        batchCount.deallocate()
-        changeObserverCount.deallocate()
     }
 
     // MARK: Config-wide observers
 
-    @usableFromInline
     var hasChangeObservers: Bool {
-        storable_config_atomic_load(changeObserverCount) != 0
+        changeObservers.withLock { !$0.all.isEmpty || !$0.willChange.isEmpty }
     }
 
     /// Whether the config is gone, so that no observer can be added any more.
@@ -68,7 +53,6 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.all[identifier] = (onChange, onEnd)
-            storable_config_atomic_add(changeObserverCount, 1)
             return true
         }
         if !added { onEnd?() }
@@ -80,7 +64,6 @@ final class ConfigContext: @unchecked Sendable {
         let removed = changeObservers.withLock { observers in
             let removed = observers.all.removeValue(forKey: identifier)
             let removedWillChange = observers.willChange.removeValue(forKey: identifier)
-            if removed != nil || removedWillChange != nil { storable_config_atomic_add(changeObserverCount, -1) }
             return (removed, removedWillChange)
         }
         withExtendedLifetime(removed) {}
@@ -98,13 +81,11 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.willChange[identifier] = handler
-            storable_config_atomic_add(changeObserverCount, 1)
             return true
         }
         return added ? identifier : nil
     }
 
-    @usableFromInline
     func tellWillChangeObservers() {
         let observers = changeObservers.withLock { $0.willChange.isEmpty ? [] : Array($0.willChange.values) }
         for observer in observers { observer() }
@@ -114,8 +95,6 @@ final class ConfigContext: @unchecked Sendable {
     func endChangeObservation() {
         let (ended, willChange) = changeObservers.withLock { observers in
             observers.ended = true
-            storable_config_atomic_add(
-                changeObserverCount, -Int32(observers.all.count + observers.willChange.count))
             defer {
                 observers.all = [:]
                 observers.willChange = [:]
@@ -135,14 +114,12 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
     /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
-    @usableFromInline
     func writeOne<Typed: Sendable>(key: String, stored: StoredValue?, typedValue: Typed) -> UInt64? {
-        if storable_config_atomic_load(batchCount) != 0, isBatching { return nil }
+        if isBatching { return nil }
         return hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
-    @usableFromInline
     func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
         batches.withLock { batches in
             if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
@@ -178,7 +155,6 @@ final class ConfigContext: @unchecked Sendable {
                 batches[index].depth += 1
             } else {
                 batches.append(Batch(thread: pthread_self()))
-                storable_config_atomic_add(batchCount, 1)
             }
         }
         defer { endBatch() }
@@ -192,7 +168,6 @@ final class ConfigContext: @unchecked Sendable {
             }
             batches[index].depth -= 1
             guard batches[index].depth == 0 else { return nil }
-            storable_config_atomic_add(batchCount, -1)
             return batches.remove(at: index)
         }
         guard let finished, !finished.entries.isEmpty else { return }

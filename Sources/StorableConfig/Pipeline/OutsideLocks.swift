@@ -1,5 +1,3 @@
-import CStorableConfigSupport
-
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -16,10 +14,11 @@ import CStorableConfigSupport
 /// ``deferring(_:)``, and what is reported or announced meanwhile happens when the outermost such region
 /// ends, after every lock is released.
 ///
-/// Every write enters and leaves a region, so the depth and a "something is held back" flag are C
-/// thread-locals (a few instructions); the held-back items, rare, wait in a table keyed by thread, taken out
-/// by the thread that put them there. (No `pthread_key_create`: it fails once a process has used up its keys,
-/// and nothing here may stop the program for that.)
+/// Every write enters and leaves a region, so the depth and a "something is held back" flag are kept in one
+/// thread-specific value (a pthread key created once per process, the number itself in place of a pointer: no
+/// allocation); the held-back items, rare, wait in a table keyed by thread, taken out by the thread that put
+/// them there. Should the process have used up its pthread keys, the depth goes into that table too: slower,
+/// never wrong.
 enum OutsideLocks {
     private struct HeldBack {
         var reports: [StorableConfigError] = []
@@ -28,14 +27,35 @@ enum OutsideLocks {
 
     private static let heldBack = Locked<[pthread_t: HeldBack]>([:])
 
-    /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
-    @inline(__always)
-    static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
-        storable_config_outside_locks_enter()
-        defer {
-            if storable_config_outside_locks_leave() == 0, storable_config_outside_locks_has_pending() != 0 {
-                release()
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    private static let stateWithoutKey = Locked<[pthread_t: Int]>([:])
+
+    /// This thread's depth inside the framework's locks times two, plus one while something is held back.
+    private static var state: Int {
+        get {
+            guard let key else { return stateWithoutKey.withLock { $0[pthread_self()] ?? 0 } }
+            return Int(bitPattern: pthread_getspecific(key))
+        }
+        set {
+            guard let key else {
+                let thread = pthread_self()
+                stateWithoutKey.withLock { $0[thread] = newValue == 0 ? nil : newValue }
+                return
             }
+            pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue))
+        }
+    }
+
+    /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
+    static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
+        state += 2
+        defer {
+            state -= 2
+            if state == 1 { release() }
         }
         return try body()
     }
@@ -43,7 +63,7 @@ enum OutsideLocks {
     /// Hands what was held back to the error handler and runs the held-back work, now that this thread is
     /// outside every lock.
     private static func release() {
-        storable_config_outside_locks_set_pending(0)
+        state = 0
         let thread = pthread_self()
         guard let held = heldBack.withLock({ $0.removeValue(forKey: thread) }) else { return }
         for error in held.reports { StorableConfig.errorHandler(error) }
@@ -52,10 +72,10 @@ enum OutsideLocks {
 
     /// Hands `error` to the error handler now, or when this thread leaves the framework's locks.
     static func report(_ error: StorableConfigError) {
-        if storable_config_outside_locks_current_depth() > 0 {
+        if state >= 2 {
             let thread = pthread_self()
             heldBack.withLock { $0[thread, default: HeldBack()].reports.append(error) }
-            storable_config_outside_locks_set_pending(1)
+            state |= 1
         } else {
             StorableConfig.errorHandler(error)
         }
@@ -63,10 +83,10 @@ enum OutsideLocks {
 
     /// Runs `work` now, or when this thread leaves the framework's locks.
     static func run(_ work: @escaping () -> Void) {
-        if storable_config_outside_locks_current_depth() > 0 {
+        if state >= 2 {
             let thread = pthread_self()
             heldBack.withLock { $0[thread, default: HeldBack()].work.append(work) }
-            storable_config_outside_locks_set_pending(1)
+            state |= 1
         } else {
             work()
         }

@@ -1,5 +1,4 @@
 /// A change to write: a `nil` stored value removes the key; the typed value spares receivers a decode.
-@usableFromInline
 struct SettingChange {
     let key: String
     let stored: StoredValue?
@@ -8,7 +7,6 @@ struct SettingChange {
     /// store's key itself, which aliases never send to a current key.
     let isEarlierKey: Bool
 
-    @usableFromInline
     init(key: String, stored: StoredValue?, typedValue: (any Sendable)?, isEarlierKey: Bool = false) {
         self.key = key
         self.stored = stored

@@ -1,5 +1,3 @@
-import CStorableConfigSupport
-
 /// The change feed of one storage within this process.
 ///
 /// Every write to the storage goes through its hub, which numbers it and then hands it to every other config
@@ -23,10 +21,42 @@ final class StoreHub: @unchecked Sendable {
 
     private struct Feed {
         var version: UInt64 = 0
-        var receivers: [Receiver] = []
+        /// The configs to tell, grouped by their class's schema, each by its context.
+        var receivers: [ObjectIdentifier: ReceiverGroup] = [:]
+        /// The schemas that have each key, so that a change reaches only the configs that read it.
+        var schemasByKey: [String: Set<ObjectIdentifier>] = [:]
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
         var aliases = KeyAliases()
+
+        /// Appends the live configs, except the one whose context is `origin`, that read one of `keys` (store
+        /// keys), directly or by an earlier key that aliases send there.
+        func collect(
+            readersOf keys: some Collection<String>, except origin: ObjectIdentifier?,
+            into targets: inout [StorableConfig]
+        ) {
+            // The usual case, one key that no earlier key is sent to, makes no set.
+            if keys.count == 1, let key = keys.first, aliases.earlierKeys[key] == nil {
+                for group in schemasByKey[key] ?? [] { collect(group: group, except: origin, into: &targets) }
+                return
+            }
+            var groups: Set<ObjectIdentifier> = []
+            for key in keys {
+                if let schemas = schemasByKey[key] { groups.formUnion(schemas) }
+                for earlier in aliases.earlierKeys[key] ?? [] {
+                    if let schemas = schemasByKey[earlier] { groups.formUnion(schemas) }
+                }
+            }
+            for group in groups { collect(group: group, except: origin, into: &targets) }
+        }
+
+        private func collect(
+            group: ObjectIdentifier, except origin: ObjectIdentifier?, into targets: inout [StorableConfig]
+        ) {
+            for (context, receiver) in receivers[group]?.byContext ?? [:] where context != origin {
+                if let config = receiver.config { targets.append(config) }
+            }
+        }
     }
 
     /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
@@ -65,11 +95,14 @@ final class StoreHub: @unchecked Sendable {
 
     private struct Receiver {
         weak var config: StorableConfig?
-        let context: ObjectIdentifier
     }
 
-    /// Whether any alias exists, read without the lock on every write and load (set once, never cleared).
-    private let hasAliasesFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    /// The live configs of one class (one schema) on this storage.
+    private struct ReceiverGroup {
+        /// Kept so that its identity, the group's key, cannot be reused while the group exists.
+        let schema: ConfigSchema
+        var byContext: [ObjectIdentifier: Receiver] = [:]
+    }
 
     private struct WeakHub {
         weak var hub: StoreHub?
@@ -79,14 +112,10 @@ final class StoreHub: @unchecked Sendable {
 
     private init(identity: AnyObject) {
         self.identity = identity
-        hasAliasesFlag.initialize(to: 0)
     }
 
-    deinit {
-        hasAliasesFlag.deallocate()
-    }
-
-    private var hasAliases: Bool { storable_config_atomic_load(hasAliasesFlag) != 0 }
+    /// Whether any alias exists (once added, aliases are never removed).
+    private var hasAliases: Bool { feed.withLock { !$0.aliases.currentKey.isEmpty } }
 
     /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
     static func hub(for store: any ConfigStore) -> StoreHub {
@@ -137,24 +166,37 @@ final class StoreHub: @unchecked Sendable {
 
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
-        feed.withLock { feed in
-            feed.receivers.append(Receiver(config: config, context: ObjectIdentifier(context)))
+        let schema = config.schema
+        let group = ObjectIdentifier(schema)
+        return feed.withLock { feed in
+            if feed.receivers[group] == nil {
+                feed.receivers[group] = ReceiverGroup(schema: schema)
+                for key in schema.keys { feed.schemasByKey[key, default: []].insert(group) }
+            }
+            feed.receivers[group]?.byContext[ObjectIdentifier(context)] = Receiver(config: config)
             return feed.version
         }
     }
 
-    /// Stops deliveries to the config that owns `context`.
+    /// Stops deliveries to the config that owns `context`, of the class whose schema is `schema`.
     ///
-    /// Called from a config's `deinit`. Removes only that config's entry, loading no weak reference: a
-    /// reference loaded under the lock could be another thread's config's last, and releasing it there would run
-    /// that config's `deinit`, and so this method, on this thread with the lock held. Every config detaches
-    /// itself, so no entry outlives its config.
-    func detach(_ context: ConfigContext) {
-        let identifier = ObjectIdentifier(context)
-        feed.withLock { feed in
-            guard let index = feed.receivers.firstIndex(where: { $0.context == identifier }) else { return }
-            feed.receivers.remove(at: index)
+    /// Called from a config's `deinit`, in constant time whatever the number of configs alive. Removes only that
+    /// config's entry, loading no weak reference: a reference loaded under the lock could be another thread's
+    /// config's last, and releasing it there would run that config's `deinit`, and so this method, on this
+    /// thread with the lock held. Every config detaches itself, so no entry outlives its config. The last config
+    /// of a class takes its keys out of the index (the schema is released after the lock).
+    func detach(_ context: ConfigContext, schema: ConfigSchema) {
+        let group = ObjectIdentifier(schema)
+        let emptied = feed.withLock { feed -> ReceiverGroup? in
+            feed.receivers[group]?.byContext[ObjectIdentifier(context)] = nil
+            guard let remaining = feed.receivers[group], remaining.byContext.isEmpty else { return nil }
+            for key in schema.keys {
+                feed.schemasByKey[key]?.remove(group)
+                if feed.schemasByKey[key]?.isEmpty == true { feed.schemasByKey[key] = nil }
+            }
+            return feed.receivers.removeValue(forKey: group)
         }
+        withExtendedLifetime(emptied) {}
     }
 
     /// Applies `changes` to `store`, then tells every other config bound to the storage.
@@ -194,7 +236,8 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
             }
             return numberWrite(
-                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
+                keys: call.storeKeys, from: origin, startVersion: call.startVersion, generation: call.generation,
+                targets: &targets)
         }
         if let failure {
             for change in changes {
@@ -237,7 +280,8 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
             }
             return numberWrite(
-                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
+                keys: CollectionOfOne(storeKey), from: origin, startVersion: call.startVersion,
+                generation: call.generation, targets: &targets)
         }
         if let failure {
             StorableConfig.report(writeFailure(key: key, failure))
@@ -310,7 +354,7 @@ final class StoreHub: @unchecked Sendable {
     /// Whether `storeKey` is an earlier key that aliases send elsewhere: nobody reads it any more, so a change of
     /// it (a move removing a value) is told to nobody.
     private func isAliased(_ storeKey: String) -> Bool {
-        hasAliases && feed.withLock { $0.aliases.currentKey[storeKey] != nil }
+        feed.withLock { $0.aliases.currentKey[storeKey] != nil }
     }
 
     /// Whether an alias added while `call` was under way sends one of its keys elsewhere now.
@@ -323,24 +367,21 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Gives a write that the store just applied its version, and lists the other configs to tell. `certain` is
-    /// false when another store call was under way, or another change was numbered, since the write began:
-    /// the store may then have applied the two in either order, and the caller has every config read the keys
-    /// again.
+    /// Gives a write of `keys` (the store's) that the store just applied its version, and lists the other configs
+    /// that read one of them. `certain` is false when another store call was under way, or another change was
+    /// numbered, since the write began: the store may then have applied the two in either order, and the caller
+    /// has every config read the keys again.
     private func numberWrite(
-        from origin: ObjectIdentifier, startVersion: UInt64, generation: UInt64, targets: inout [StorableConfig]
+        keys: some Collection<String>, from origin: ObjectIdentifier, startVersion: UInt64, generation: UInt64,
+        targets: inout [StorableConfig]
     ) -> (version: UInt64, certain: Bool) {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
             let certain =
                 feed.version == startVersion && feed.storeCallsInFlight == 0 && feed.aliases.generation == generation
             feed.version &+= 1
-            // The usual case, one config on the storage and it is the writer, needs no weak loads (nor a copy
-            // of the list). The references loaded are released by the caller, after the lock.
-            if feed.receivers.count == 1, feed.receivers[0].context == origin { return (feed.version, certain) }
-            for receiver in feed.receivers where receiver.context != origin {
-                if let config = receiver.config { targets.append(config) }
-            }
+            // The references loaded are released by the caller, after the lock.
+            feed.collect(readersOf: keys, except: origin, into: &targets)
             return (feed.version, certain)
         }
     }
@@ -356,7 +397,13 @@ final class StoreHub: @unchecked Sendable {
             if let storeKeys, !feed.aliases.earlierKeys.isEmpty {
                 for key in storeKeys { configKeys?.formUnion(feed.aliases.earlierKeys[key] ?? []) }
             }
-            return (feed.version, feed.receivers.compactMap(\.config), configKeys)
+            var targets: [StorableConfig] = []
+            if let configKeys {
+                feed.collect(readersOf: configKeys, except: nil, into: &targets)
+            } else {
+                for group in feed.receivers.values { targets += group.byContext.values.compactMap(\.config) }
+            }
+            return (feed.version, targets, configKeys)
         }
     }
 
@@ -364,14 +411,12 @@ final class StoreHub: @unchecked Sendable {
 
     /// The key under which the store holds what a config knows as `key`.
     func storeKey(_ key: String) -> String {
-        guard hasAliases else { return key }
-        return feed.withLock { $0.aliases.storeKey(key) }
+        feed.withLock { $0.aliases.storeKey(key) }
     }
 
     /// The earlier keys that aliases send to `storeKey`, for a config that knows the value by one of them.
     func earlierKeys(aliasedTo storeKey: String) -> [String] {
-        guard hasAliases else { return [] }
-        return feed.withLock { $0.aliases.earlierKeys[storeKey] ?? [] }
+        feed.withLock { $0.aliases.earlierKeys[storeKey] ?? [] }
     }
 
     /// Reads `keys` from `store`, each under the key that holds it: ``ConfigStore/values(forKeys:)`` with
@@ -401,14 +446,12 @@ final class StoreHub: @unchecked Sendable {
                     added = true
                 }
             }
-            if added {
-                feed.aliases.generation &+= 1
-                if storable_config_atomic_load(hasAliasesFlag) == 0 { storable_config_atomic_add(hasAliasesFlag, 1) }
-            }
+            if added { feed.aliases.generation &+= 1 }
             return added
         }
         guard added else { return false }
-        let configs = feed.withLock { $0.receivers.compactMap(\.config) }
+        let configs = feed.withLock { feed in feed.receivers.values.flatMap { $0.byContext.values.compactMap(\.config) }
+        }
         for config in configs where config.schema !== schema {
             reportAliases(of: config.schema)
         }
@@ -494,7 +537,8 @@ final class StoreHub: @unchecked Sendable {
                 updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
             }
             return numberWrite(
-                from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
+                keys: call.storeKeys, from: origin, startVersion: call.startVersion, generation: call.generation,
+                targets: &targets)
         }
         if let failure {
             for key in keys { StorableConfig.report(writeFailure(key: key, failure)) }

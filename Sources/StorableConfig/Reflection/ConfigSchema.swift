@@ -13,17 +13,12 @@ final class ConfigSchema: Sendable {
     nonisolated(unsafe) let observationKeyPaths: [KeyPath<ConfigContext, Int>]
     /// For each setting, its value type's traits, as its first instance found them.
     let traits: [SchemaTraits?]
-    /// Where instances keep their settings; `nil` if every instance is reflected.
-    let fields: SettingFields?
 
-    static let empty = ConfigSchema(
-        className: "", names: [], keys: [], earlierKeys: [], traits: [], fields: nil)
+    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [], traits: [])
 
     private init(
-        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?],
-        fields: SettingFields?
+        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?]
     ) {
-        self.fields = fields
         self.className = className
         self.names = names
         self.keys = keys
@@ -39,18 +34,11 @@ final class ConfigSchema: Sendable {
 
     private static let cache = Locked<[ObjectIdentifier: ConfigSchema]>([:])
 
-    /// The schema of `type`, if an instance was created before.
-    static func cached(for type: StorableConfig.Type) -> ConfigSchema? {
-        cache.withLock { $0[ObjectIdentifier(type)] }
-    }
-
     /// Returns the schema of `type`, whose settings reflection found to be `settings`, building and validating
-    /// it the first time the class is used; where `config`, an instance, keeps them is found then too.
+    /// it the first time the class is used.
     /// - Throws: ``StorableConfigError/invalidDeclaration(className:property:reason:)`` for two settings with
     ///   one key or a setting whose declared default cannot be stored and read back.
-    static func schema(
-        for type: StorableConfig.Type, settings: [ReflectedSetting], locatingIn config: StorableConfig? = nil
-    ) throws -> ConfigSchema {
+    static func schema(for type: StorableConfig.Type, settings: [ReflectedSetting]) throws -> ConfigSchema {
         let identifier = ObjectIdentifier(type)
         if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
             return cached
@@ -86,8 +74,7 @@ final class ConfigSchema: Sendable {
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
             className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys,
-            traits: settings.map(\.setting.valueTraits),
-            fields: config.flatMap { SettingFields(of: $0, reflected: settings) })
+            traits: settings.map(\.setting.valueTraits))
         cache.withLock { $0[identifier] = schema }
         return schema
     }

@@ -64,12 +64,14 @@ private struct NodeDecoder: Decoder {
                 throw corrupted(StackDepthGuard.stackLowMessage(depth: codingPath.count))
             }
         }
-        // Compared by metadata, which costs a few instructions, rather than cast.
-        let identifier = ObjectIdentifier(type)
-        if identifier == ObjectIdentifier(Date.self) { return unsafeBitCast(try decodeDate(), to: Value.self) }
-        if identifier == ObjectIdentifier(Data.self) { return unsafeBitCast(try decodeData(), to: Value.self) }
-        if identifier == ObjectIdentifier(URL.self) { return unsafeBitCast(try decodeURL(), to: Value.self) }
-        if identifier == ObjectIdentifier(Decimal.self) { return unsafeBitCast(try decodeDecimal(), to: Value.self) }
+        // The types whose stored form is not what their own `init(from:)` reads.
+        switch type {
+        case is Date.Type: if let date = try decodeDate() as? Value { return date }
+        case is Data.Type: if let data = try decodeData() as? Value { return data }
+        case is URL.Type: if let url = try decodeURL() as? Value { return url }
+        case is Decimal.Type: if let number = try decodeDecimal() as? Value { return number }
+        default: break
+        }
         return try Value(from: self)
     }
 

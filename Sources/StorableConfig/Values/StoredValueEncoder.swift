@@ -57,26 +57,20 @@ private enum EncodingNode {
     static func encode<Value: Encodable>(_ value: Value, at path: @autoclosure () -> CodingPath) throws
         -> StoredValue?
     {
-        // Compared by metadata, which costs a few instructions, rather than cast (hundreds each).
-        let type = ObjectIdentifier(Value.self)
-        if type == ObjectIdentifier(String.self) { return .string(unsafeBitCast(value, to: String.self)) }
-        if type == ObjectIdentifier(Int.self) { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
-        if type == ObjectIdentifier(Bool.self) { return .bool(unsafeBitCast(value, to: Bool.self)) }
-        if type == ObjectIdentifier(Double.self) { return double(unsafeBitCast(value, to: Double.self)) }
-        if type == ObjectIdentifier([String].self) {
-            return .array(unsafeBitCast(value, to: [String].self).map { .string($0) })
+        // The types that encode to one stored form without an encoder.
+        switch value {
+        case let string as String: return .string(string)
+        case let int as Int: return .int(Int64(int))
+        case let bool as Bool: return .bool(bool)
+        case let number as Double: return double(number)
+        case let strings as [String]: return .array(strings.map { .string($0) })
+        case let ints as [Int]: return .array(ints.map { .int(Int64($0)) })
+        case let date as Date: return .string(ISO8601Timestamp.string(from: date))
+        case let data as Data: return .string(data.base64EncodedString())
+        case let url as URL: return .string(url.absoluteString)
+        case let number as Decimal: return decimal(number)
+        default: break
         }
-        if type == ObjectIdentifier([Int].self) {
-            return .array(unsafeBitCast(value, to: [Int].self).map { .int(Int64($0)) })
-        }
-        if type == ObjectIdentifier(Date.self) {
-            return .string(ISO8601Timestamp.string(from: unsafeBitCast(value, to: Date.self)))
-        }
-        if type == ObjectIdentifier(Data.self) {
-            return .string(unsafeBitCast(value, to: Data.self).base64EncodedString())
-        }
-        if type == ObjectIdentifier(URL.self) { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
-        if type == ObjectIdentifier(Decimal.self) { return decimal(unsafeBitCast(value, to: Decimal.self)) }
         let path = path()
         // Every nested value that a type encodes with its own code comes through here: the one place to stop
         // a recursive value before the stack runs out.
@@ -152,12 +146,12 @@ private final class NodeEncoder: Encoder {
     var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     // One thread, and every access a short one: the dynamic exclusivity checks would only cost.
-    @exclusivity(unchecked) var kind = Kind.empty
-    @exclusivity(unchecked) var single = StoredValue.null
-    @exclusivity(unchecked) var members: [String: StoredValue] = [:]
-    @exclusivity(unchecked) var elements: [StoredValue] = []
+    var kind = Kind.empty
+    var single = StoredValue.null
+    var members: [String: StoredValue] = [:]
+    var elements: [StoredValue] = []
     /// Nested encoders, by key (keyed) or by index (unkeyed), in the order they were made.
-    @exclusivity(unchecked) var nested: [(key: String, index: Int, encoder: NodeEncoder)] = []
+    var nested: [(key: String, index: Int, encoder: NodeEncoder)] = []
 
     init(path: CodingPath) {
         self.path = path

@@ -7,14 +7,13 @@
 ///
 /// The closures are pure functions of their arguments and capture only metatypes, so sharing them between
 /// threads is safe; they are not declared `@Sendable` because metatypes opened from an existential are not.
-@usableFromInline
 final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
-    @usableFromInline let encode: (Value) throws -> StoredValue
+    let encode: (Value) throws -> StoredValue
     let decode: (StoredValue) throws -> Value
     /// `==`, for `Equatable` types.
-    @usableFromInline let isEqual: ((Value, Value) -> Bool)?
+    let isEqual: ((Value, Value) -> Bool)?
     /// For `Optional` types.
-    @usableFromInline let isNil: ((Value) -> Bool)?
+    let isNil: ((Value) -> Bool)?
     let typeName: String
 
     private init() {
@@ -40,8 +39,8 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
     /// The traits of `Value`, made on first use.
     static var shared: ValueTraits<Value> {
         let key = ObjectIdentifier(Value.self)
-        if let cached = valueTraitsCache.withLock({ $0[key] }) {
-            return unsafeDowncast(cached, to: ValueTraits<Value>.self)
+        if let cached = valueTraitsCache.withLock({ $0[key] }) as? ValueTraits<Value> {
+            return cached
         }
         let made = ValueTraits<Value>()
         let shared = valueTraitsCache.withLock { cache in
@@ -49,31 +48,32 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
             cache[key] = made
             return made
         }
-        return unsafeDowncast(shared, to: ValueTraits<Value>.self)
+        // The cache is keyed by `Value`'s identity, so what it holds for it is a `ValueTraits<Value>`.
+        return shared as? ValueTraits<Value> ?? made
     }
 
-    // `Native`, `Comparable` and `Wrapped` below are `Value` itself, opened from an existential once; the bit
-    // casts between them are between identical types.
+    // `Native`, `Comparable` and `Wrapped` below are `Value` itself, opened from an existential once; the
+    // casts between them are between identical types, and never fail.
 
     private static func nativeCoding<Native: StoredValueConvertible>(_ type: Native.Type) -> (
         (Value) throws -> StoredValue, (StoredValue) throws -> Value
     ) {
-        let encode: (Value) throws -> StoredValue = { unsafeBitCast($0, to: Native.self).storedValue }
+        let encode: (Value) throws -> StoredValue = { ($0 as! Native).storedValue }
         let decode: (StoredValue) throws -> Value = { stored in
             guard let value = Native(storedValue: stored) else {
                 throw StoredValueCoding.Failure(description: Native.rejection(of: stored))
             }
-            return unsafeBitCast(value, to: Value.self)
+            return value as! Value
         }
         return (encode, decode)
     }
 
     private static func equality<Comparable: Equatable>(_ type: Comparable.Type) -> (Value, Value) -> Bool {
-        { unsafeBitCast($0, to: Comparable.self) == unsafeBitCast($1, to: Comparable.self) }
+        { ($0 as! Comparable) == ($1 as! Comparable) }
     }
 
     private static func nilTest<Wrapped: OptionalValue>(_ type: Wrapped.Type) -> (Value) -> Bool {
-        { unsafeBitCast($0, to: Wrapped.self).isNil }
+        { ($0 as! Wrapped).isNil }
     }
 }
 
