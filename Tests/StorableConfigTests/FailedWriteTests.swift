@@ -35,6 +35,25 @@ struct FailedWriteTests {
         otherToken.cancel()
     }
 
+    /// While the store call runs, the value being written is what the setting reads; the call fails, and the
+    /// setting goes back to the stored value without any observer hearing of either.
+    @Test func aFailedWriteIsReadDuringItsStoreCallAndRevertedWithoutTellingObservers() throws {
+        ReportedErrors.install()
+        let store = RefusingStore()
+        store.inner.setValue(.string("stored"), forKey: "refusing.RefusingConfig.token")
+        let writer = RefusingConfig(store: store)
+        let seen = Locked<[String]>([])
+        let token = writer.$token.observe { value in seen.withLock { $0.append(value) } }
+        let readInside = Locked<String?>(nil)
+        store.insideSetValue.withLock { $0 = { readInside.withLock { $0 = writer.token } } }
+        store.refusing.withLock { $0 = true }
+        writer.token = "tried"
+        #expect(readInside.withLock { $0 } == "tried")
+        #expect(writer.token == "stored")
+        #expect(seen.withLock { $0 }.isEmpty)
+        token.cancel()
+    }
+
     @Test func aStoreThatKeepsFailedWritesShowsTheAssignedValueAsBefore() {
         ReportedErrors.install()
         let store = RefusingStore(keepsFailedWrites: true)
@@ -62,6 +81,8 @@ final class RefusingStore: SharedConfigStore {
 
     let inner = InMemoryStore()
     let refusing = Locked(false)
+    /// Runs inside each `setValue`, before it refuses or applies the value.
+    let insideSetValue = Locked<(@Sendable () -> Void)?>(nil)
     let keepsFailedWrites: Bool
 
     init(keepsFailedWrites: Bool = false) {
@@ -72,6 +93,7 @@ final class RefusingStore: SharedConfigStore {
     func value(forKey key: String) -> StoredValue? { inner.value(forKey: key) }
 
     func setValue(_ value: StoredValue, forKey key: String) throws {
+        insideSetValue.withLock { $0 }?()
         if refusing.withLock({ $0 }) { throw Refused() }
         inner.setValue(value, forKey: key)
     }

@@ -44,6 +44,12 @@ final class NotifyingDefaults: UserDefaults {
     }
 }
 
+final class MirrorConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "reentrant" }
+    @Setting var count = 0
+    @Setting var mirror = 0
+}
+
 final class HandlerConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "reentrant" }
     @Setting var volume = 0
@@ -150,6 +156,56 @@ struct ReentrantStoreTests {
         #expect(config.volume == 5)
         #expect(config.lastChange == "noticed")
         #expect(defaults.string(forKey: config.$lastChange.key) == "noticed")
+    }
+
+    /// Apple's `UserDefaults` posts `didChangeNotification` inside `set`: a handler that copies one setting into
+    /// another reads the value being written, not the one before it.
+    @Test func aDidChangeNotificationHandlerReadsTheValueBeingWritten() throws {
+        let suite = "StorableConfigTests-reentrant-\(UUID().uuidString)"
+        let defaults = try #require(NotifyingDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let config = MirrorConfig(store: UserDefaultsStore(defaults))
+        let token = NotificationCenter.default.addObserver(
+            forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+        ) { _ in
+            if config.mirror != config.count { config.mirror = config.count }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        #expect(finishes(within: 20) { config.count = 5 }, "a didChangeNotification handler's write hung")
+        #expect(config.mirror == 5)
+        #expect(defaults.integer(forKey: config.$mirror.key) == 5)
+    }
+
+    /// Inside the store call, the value being written is what every thread reads; the setting's observers hear
+    /// of it only after the call returns, once.
+    @Test func theValueBeingWrittenIsReadEverywhereDuringTheStoreCallAndObserversHearOfItAfter() throws {
+        let store = CallbackStore()
+        let config = HandlerConfig(store: store)
+        let heard = Locked<[Int]>([])
+        let observation = config.$volume.observe { value in heard.withLock { $0.append(value) } }
+        let inside = Locked<(sameThread: Int, otherThread: Int, heard: [Int])?>(nil)
+        store.afterChange { key in
+            guard key == config.$volume.key else { return }
+            let read = Locked(0)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                read.withLock { $0 = config.volume }
+                done.signal()
+            }.start()
+            done.wait()
+            inside.withLock { $0 = (config.volume, read.withLock { $0 }, heard.withLock { $0 }) }
+        }
+        #expect(finishes(within: 20) { config.volume = 7 }, "the write hung")
+        store.afterChange(nil)
+        let during = try #require(inside.withLock { $0 })
+        #expect(during.sameThread == 7)
+        #expect(during.otherThread == 7)
+        #expect(during.heard.isEmpty)
+        #expect(heard.withLock { $0 } == [7])
+        observation.cancel()
     }
 
     /// Writers of one key that overlap inside the store: whichever the store applied last, every config reads it.

@@ -50,59 +50,31 @@ extension Setting {
         withExtendedLifetime(replacedDefault) {}
     }
 
-    /// Writes `stored` (`nil` removes the key) and then holds `newValue`; inside a batch on this thread, holds
-    /// it at once and leaves the write, and telling the observers, to the end of the batch.
+    /// Holds `newValue` at once, then writes `stored` (`nil` removes the key) and tells the observers once the
+    /// write has its version; inside a batch on this thread, leaves the write, and telling the observers, to the
+    /// end of the batch.
+    ///
+    /// Code that the store runs inside its call (Apple's `UserDefaults` posts `didChangeNotification` there, and
+    /// key-value observers run there) reads the value being written, and so does any thread from then on; the
+    /// observers hear of it only after the store call returns, as the change from the value they last heard of.
+    /// A failed call of a store that keeps no failed writes has every config read the key again, which puts the
+    /// stored value back without telling them of a change that never was.
     /// (`newValue` also goes to the other configs on the storage as the typed value, sparing them a decode;
-    /// they use it only with a stored value. Not an `Optional<Value>`, whose metadata unspecialised code would
-    /// look up on every write.)
+    /// they use it only with a stored value.)
     func write(
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) {
         let isSet = stored != nil
         // With layers, an override keeps being read (resolved under the lock, with the version): the assigned
         // value is stored, and is what the other configs on the storage take, for when the override goes away.
+        applyPending(newValue, isSet: isSet, fromStore: isSet)
         if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
-            if hasLayers {
-                apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
-            } else {
-                applyWritten(newValue, isSet: isSet, version: version, stored: stored, binding: binding, traits: traits)
-            }
+            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
         } else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
                 apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
             }
-            applyPending(newValue, isSet: isSet, fromStore: isSet)
-        }
-    }
-
-    /// ``apply(_:isSet:version:stored:)`` for this setting's own write, with its binding and traits at hand.
-    /// The usual case, with no observer of this setting or its config and no batch state, swaps the value in
-    /// under the lock (moves only: nothing is retained or released there) and tells the Observation framework
-    /// after.
-    func applyWritten(
-        _ newValue: Value, isSet: Bool, version newVersion: UInt64, stored: StoredValue?, binding: SettingBinding,
-        traits: ValueTraits<Value>
-    ) {
-        var held = newValue
-        lock.lock()
-        guard observation == nil, observerCount == 0, !binding.context.hasChangeObservers else {
-            lock.unlock()
-            applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored)
-            return
-        }
-        guard newVersion >= version else {
-            lock.unlock()
-            return
-        }
-        version = newVersion
-        swap(&value, &held)
-        hasStoredValue = isSet
-        lock.unlock()
-        // `held` is now the value replaced, released at the end of this function, after the unlock. Only the
-        // Observation framework needs to hear of a change.
-        if Self.hasChanged(from: held, to: newValue, stored: stored, traits: traits, listening: false) {
-            binding.observationDidChange()
         }
     }
 
@@ -146,16 +118,16 @@ extension Setting {
         apply(newValue, isSet: isSet, version: nil, stored: nil)
     }
 
-    /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
-    /// observers, once.
+    /// Shows a value being written (or assigned inside a batch) at once; the write gives it its version and tells
+    /// the observers, once, of the change from the value they last heard of.
     func applyPending(_ newValue: Value, isSet: Bool, fromStore: Bool = true) {
         let state = observationState()
         let replaced = locked { () -> Value? in
             let current = value
             value = hasLayers ? layeredValueLocked(newValue, fromStore: fromStore).value : newValue
             hasStoredValue = isSet
-            if state.valueBeforeBatch == nil {
-                state.valueBeforeBatch = .some(current)
+            if state.valueBeforePending == nil {
+                state.valueBeforePending = .some(current)
                 return nil
             }
             return current
@@ -269,9 +241,9 @@ extension Setting {
             }
             let current = value
             var old = current
-            if let observation, case .some(let before) = observation.valueBeforeBatch {
+            if let observation, case .some(let before) = observation.valueBeforePending {
                 old = before
-                observation.valueBeforeBatch = nil
+                observation.valueBeforePending = nil
             }
             value = shown
             hasStoredValue = isSet
