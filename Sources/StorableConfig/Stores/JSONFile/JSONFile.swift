@@ -29,8 +29,6 @@ final class JSONFile: @unchecked Sendable {
     private var rawMembers: [String: String] = [:]
     /// Where the last write through a symbolic link went, worked out once for the writes that follow.
     private var linkedDestination: FileSystem.Destination?
-    /// The members of `values` as the file prints them, kept from one write to the next.
-    private var text = FileText()
     private var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     private var externallyChanged: Set<String> = []
@@ -156,12 +154,10 @@ final class JSONFile: @unchecked Sendable {
     private func setStoredValue(_ value: StoredValue?, forKey key: String) -> Bool {
         if !respellings.isEmpty, respellings[ExactKey(key)] != nil {
             respellings[ExactKey(key)] = value.map { FileText.Respelling(value: $0, raw: nil) }
-            text.updateRespelling(key: key, to: value)
             return true
         }
         values[key] = value
         rawMembers[key] = nil
-        text.update(key: key, to: value)
         if value == nil, !respellings.isEmpty { promoteRespelling(of: key) }
         return false
     }
@@ -290,7 +286,7 @@ final class JSONFile: @unchecked Sendable {
                 }
                 permissions = existing
             }
-            let data = text.data(members: values, rawMembers: rawMembers, respellings: respellings)
+            let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
             let destination: FileSystem.Destination
             if linkEnd == nil {
                 destination = self.destination
@@ -391,8 +387,6 @@ final class JSONFile: @unchecked Sendable {
         default:
             throw FileSystem.Failure(path: path, reason: "it is no longer a regular file")
         }
-        // The values may have been replaced: the next write prints every member again.
-        text.invalidate()
         for (key, value) in unwritten {
             setStoredValue(value, forKey: key)
         }
