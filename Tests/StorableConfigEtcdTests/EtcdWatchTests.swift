@@ -131,6 +131,90 @@ extension EtcdStoreTests {
     }
 }
 
+extension EtcdStoreTests {
+    @Test func aWatchCutWhileCatchingUpResumesAfterTheLastEventItTookAndMissesNothing() throws {
+        guard EtcdCluster.unavailable == nil else { return }
+        // 2,500 changes made while the store's watch cannot open: etcd then sends them in lines of at most 1,000
+        // revisions, each labelled with the cluster's current revision, and the proxy cuts the watch after the
+        // first line. The next watch must start after the last event taken, not after that label.
+        let cluster = try EtcdCluster()
+        let proxy = WatchProxy(upstreamPort: cluster.members[0].clientPort)
+        defer { proxy.stop() }
+        proxy.mode = .refusingWatches
+        let store = try EtcdStore(endpoints: [proxy.url], prefix: "catchup/", timeout: 2)
+        let limits = Limits(store: store)
+        let seen = Locked<[Int]>([])
+        let token = limits.$maxUploadMB.observe { value in seen.withLock { $0.append(value) } }
+        let key = "catchup/etcd.Limits.maxUploadMB"
+        let base = store.storage.watchRevision
+        var last: Int64 = 0
+        for value in 1...2_500 { last = try cluster.put(key, "\(value)") }
+        #expect(last == base + 2_500)
+        proxy.mode = .cuttingAfterFirstEvents
+        // The first line taken whole: 1,000 revisions, under the header of the last.
+        try waitFor(timeout: 30) { proxy.cuts == 1 && seen.withLock { $0.count } >= 1_000 }
+        // At any time the store holds a value no older than its revision: the value put at that revision.
+        let consistent = { () -> Bool in
+            guard let snapshot = store.storage.snapshotContents(), let text = snapshot.values["etcd.Limits.maxUploadMB"]
+            else { return false }
+            return text == "\(snapshot.revision - base)"
+        }
+        #expect(consistent())
+        try waitFor(timeout: 30) { store.storage.watchRevision >= last }
+        #expect(limits.maxUploadMB == 2_500)
+        #expect(consistent())
+        // And an observer saw every value, in order, once.
+        try waitFor { seen.withLock { $0.last } == 2_500 }
+        #expect(seen.withLock { $0 } == Array(1...2_500))
+        #expect(store.storage.watchStatistics.watchesOpened == 2)
+        token.cancel()
+    }
+}
+
+extension EtcdStoreTests {
+    /// Without etcd: a member that sends a line of events for revisions 3 and 4 under the header 2502 (a watch
+    /// catching up), then a progress notification at 2502, and closes the watch after each.
+    @Test func aWatchResumesAfterItsLastEventAndAfterAProgressNotificationsRevisionOnly() throws {
+        let key = "resume/etcd.Limits.maxUploadMB"
+        let watches = Locked(0)
+        let member = FakeMember { request in
+            switch request.path {
+            case "/v3/kv/range":
+                return .bytes(FakeMember.emptyRange(revision: 2))
+            case "/v3/watch":
+                let created = #"{"result":{"header":{"revision":"2502"},"created":true}}"#
+                let events = (3...4).map {
+                    #"{"kv":{"key":"\#(EtcdClient.base64(key))","value":"\#(EtcdClient.base64("\($0)"))","#
+                        + #""mod_revision":"\#($0)"}}"#
+                }
+                let isFirst = watches.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                let line =
+                    isFirst
+                    ? #"{"result":{"header":{"revision":"2502"},"events":[\#(events.joined(separator: ","))]}}"#
+                    : #"{"result":{"header":{"revision":"2502"}}}"#
+                return .bytesThenClose(FakeMember.chunkedHead + FakeMember.chunk(created) + FakeMember.chunk(line))
+            default:
+                return .bytesThenClose(FakeMember.answer(404, "404 page not found"))
+            }
+        }
+        let store = try EtcdStore(endpoints: [member.url], prefix: "resume/", timeout: 2)
+        let limits = Limits(store: store)
+        let starts = {
+            member.requests.filter { $0.path == "/v3/watch" }.map { request -> String in
+                let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
+                return (body?["create_request"] as? [String: Any])?["start_revision"] as? String ?? ""
+            }
+        }
+        try waitFor { starts().count >= 3 }
+        #expect(Array(starts().prefix(3)) == ["3", "5", "2503"])
+        #expect(limits.maxUploadMB == 4)
+        store.storage.watcherObject?.stop()
+    }
+}
+
 extension EtcdCluster {
     static let isRunningUnderThreadSanitizer: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
 }
