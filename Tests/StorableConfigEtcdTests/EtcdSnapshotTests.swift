@@ -14,8 +14,8 @@ import Testing
 /// stopped, replaced by the cluster's values (delivered as changes) when it answers; a corrupt or foreign one set
 /// aside. In the serialized suite of the other etcd tests.
 extension EtcdStoreTests {
-    @Test func aStoreStartedWhileNoMemberAnswersReadsTheSnapshotAndTakesTheClustersValuesAsChanges() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd)
+    func aStoreStartedWhileNoMemberAnswersReadsTheSnapshotAndTakesTheClustersValuesAsChanges() throws {
         EtcdReports.install()
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("state/etcd-snapshot.json")
@@ -149,8 +149,7 @@ extension EtcdStoreTests {
         #expect(abs(written.timeIntervalSince(good.written)) < 0.01)
     }
 
-    @Test func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {
         EtcdReports.install()
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("foreign.json")
@@ -179,8 +178,7 @@ extension EtcdStoreTests {
         #expect(try Self.snapshotFields(path).document["cluster_id"] as? String != "1")
     }
 
-    @Test func snapshotWritesAreCoalescedToAFewASecond() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func snapshotWritesAreCoalescedToAFewASecond() throws {
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("coalesced.json")
         let cluster = try EtcdCluster()
@@ -199,8 +197,7 @@ extension EtcdStoreTests {
 
     /// A store that read the cluster has its snapshot on disk when its initialiser returns, also when the writer's
     /// queue began that write first: the demo's `get` once exited before the queue's write ended, and left none.
-    @Test func aStoreHasItsSnapshotOnDiskWhenItsInitialiserReturns() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aStoreHasItsSnapshotOnDiskWhenItsInitialiserReturns() throws {
         let directory = SnapshotDirectory()
         let cluster = try EtcdCluster()
         try cluster.put("made/etcd.Limits.maxUploadMB", "77")
@@ -217,8 +214,7 @@ extension EtcdStoreTests {
     /// Stores with snapshots created, written through and released on several threads at once, while their
     /// writers' queues write: `init`, `deinit` and the queue all take the writer's lock. None hangs (a hang is a
     /// minute without a round done), and every snapshot file is whole JSON holding the key.
-    @Test func storesWithSnapshotsMadeAndReleasedOnManyThreadsNeitherHangNorLeaveAPartFile() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func storesWithSnapshotsMadeAndReleasedOnManyThreadsNeitherHangNorLeaveAPartFile() async throws {
         let directory = SnapshotDirectory()
         let cluster = try EtcdCluster()
         let endpoints = cluster.endpoints

@@ -7,8 +7,7 @@ import Testing
 /// The watch over time: a compaction behind it, quiet hours, an idle member, a store nobody uses any more. In
 /// the serialized suite of the other etcd tests, so that no two clusters run at once.
 extension EtcdStoreTests {
-    @Test func aCompactionBehindTheWatchLeadsToAFreshReadAndTheDifferencesAreDelivered() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aCompactionBehindTheWatchLeadsToAFreshReadAndTheDifferencesAreDelivered() throws {
         let cluster = try EtcdCluster()
         let original = cluster.members[0].clientPort
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "compaction/", timeout: 2)
@@ -46,8 +45,7 @@ extension EtcdStoreTests {
         hosts.cancel()
     }
 
-    @Test func aReadAnsweredLateDoesNotTakeBackANewerWrite() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aReadAnsweredLateDoesNotTakeBackANewerWrite() throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "late/")
         let limits = Limits(store: store)
@@ -64,8 +62,7 @@ extension EtcdStoreTests {
         #expect(limits.maxUploadMB == 70 && limits.hosts == [])
     }
 
-    @Test func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
         // etcd's notifications every second, against an idle limit of four: a quiet watch must stay the same.
         let cluster = try EtcdCluster(extraArguments: ["--experimental-watch-progress-notify-interval", "1s"])
         let store = try EtcdStore(
@@ -81,8 +78,7 @@ extension EtcdStoreTests {
         #expect(store.storage.watchStatistics.watchesOpened == 1)
     }
 
-    @Test func aWatchThatHearsNothingForItsIdleLimitIsOpenedAgainAndCarriesOn() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aWatchThatHearsNothingForItsIdleLimitIsOpenedAgainAndCarriesOn() throws {
         // No progress notification within the limit (etcd's default is every 10 minutes): the watch is taken
         // for dead, as it would be behind a member that vanished without closing the connection.
         let cluster = try EtcdCluster()
@@ -94,9 +90,10 @@ extension EtcdStoreTests {
         try waitFor { limits.maxUploadMB == 65 }
     }
 
-    @Test(.enabled(if: !EtcdCluster.isRunningUnderThreadSanitizer, "a minute of waiting adds nothing to a race check"))
+    @Test(
+        .needsEtcd,
+        .enabled(if: !EtcdCluster.isRunningUnderThreadSanitizer, "a minute of waiting adds nothing to a race check"))
     func aWatchStaysOpenThroughAQuietMinuteWithEtcdsDefaults() throws {
-        guard EtcdCluster.unavailable == nil else { return }
         // Longer than the 60 s that URLSession's request timeout would allow a quiet stream on Linux, with no
         // byte on the connection: etcd's default progress notifications come every 10 minutes.
         let cluster = try EtcdCluster()
@@ -111,8 +108,7 @@ extension EtcdStoreTests {
         #expect(statistics.progressNotifications == 0)
     }
 
-    @Test func aStoreNobodyUsesAnyMoreEndsItsWatch() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aStoreNobodyUsesAnyMoreEndsItsWatch() throws {
         let cluster = try EtcdCluster()
         weak var storage: EtcdStorage?
         weak var watcher: EtcdWatcher?
@@ -132,8 +128,7 @@ extension EtcdStoreTests {
 }
 
 extension EtcdStoreTests {
-    @Test func aWatchCutWhileCatchingUpResumesAfterTheLastEventItTookAndMissesNothing() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aWatchCutWhileCatchingUpResumesAfterTheLastEventItTookAndMissesNothing() throws {
         // 2,500 changes made while the store's watch cannot open: etcd then sends them in lines of at most 1,000
         // revisions, each labelled with the cluster's current revision, and the proxy cuts the watch after the
         // first line. The next watch must start after the last event taken, not after that label.
@@ -230,8 +225,7 @@ extension EtcdStoreTests {
 }
 
 extension EtcdStoreTests {
-    @Test func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
         // etcd forgets a token unused for --auth-token-ttl seconds; a quiet watch uses its token only when it
         // opens. Here tokens live 1 s, and the watch is opened again after 4 quiet seconds.
         let cluster = try EtcdCluster(extraArguments: ["--auth-token-ttl", "1"])
@@ -258,8 +252,7 @@ extension EtcdStoreTests {
         #expect(try cluster.get("quiet/etcd.Limits.maxUploadMB") == "67")
     }
 
-    @Test func aUserWhoMayNoLongerReadThePrefixIsToldThatTheWatchWasRefused() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aUserWhoMayNoLongerReadThePrefixIsToldThatTheWatchWasRefused() throws {
         let cluster = try EtcdCluster()
         try cluster.enableAuthentication(rootPassword: "s3cret")
         _ = try cluster.call("auth/user/add", ["name": "guest", "password": "guest"])
