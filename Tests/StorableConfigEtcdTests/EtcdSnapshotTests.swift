@@ -250,6 +250,50 @@ extension EtcdStoreTests {
         }
     }
 
+    /// A snapshot path that is a symbolic link (to a persistent volume, say) stays one: each write goes to the file
+    /// it leads to, a relative link resolved against its own directory, and a snapshot set aside is the file at
+    /// the end, beside it. Before, the first write replaced the link with a file, and the volume's file never
+    /// changed again.
+    @Test(.needsEtcd)
+    func aSnapshotPathThatIsASymbolicLinkIsWrittenThroughTheLink() throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let volume = directory.url.appendingPathComponent("volume")
+        let app = directory.url.appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: volume, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        let link = app.appendingPathComponent("snapshot.json")
+        let target = volume.appendingPathComponent("snapshot.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../volume/snapshot.json")
+        let isLink = { (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) != nil }
+        let key = "etcd.Limits.maxUploadMB"
+        let cluster = try EtcdCluster()
+        do {
+            let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "linked/", timeout: 2, snapshot: link)
+            let limits = Limits(store: store)
+            limits.maxUploadMB = 80
+            try waitFor { (try? Self.snapshotFields(target))?.values[key] as? String == "80" }
+            #expect(isLink())
+            limits.maxUploadMB = 81
+            try waitFor { (try? Self.snapshotFields(target))?.values[key] as? String == "81" }
+            #expect(isLink())
+            #expect(Self.mode(of: target) == 0o600)
+        }
+        // A snapshot that cannot be used is set aside beside the file the link leads to; the link stays, and the
+        // next snapshot is written through it. (Another prefix: a store of the same one could share the first's
+        // state, which has read its snapshot already.)
+        try Data("{".utf8).write(to: target)
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "relinked/", timeout: 2, snapshot: link)
+        let report = try #require(EtcdReports.mentioning(link.path).last)
+        #expect(report.contains("set aside as \(target.path).unused-"), "\(report)")
+        let contents = try FileManager.default.contentsOfDirectory(atPath: volume.path)
+        #expect(contents.contains { $0.hasPrefix("snapshot.json.unused-") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: app.path) == ["snapshot.json"])
+        #expect(isLink())
+        try waitFor { (try? Self.snapshotFields(target))?.document["prefix"] as? String == "relinked/" }
+        withExtendedLifetime(store) {}
+    }
+
     /// The snapshot at `url` as JSONSerialization reads it, and its values.
     static func snapshotFields(_ url: URL) throws -> (document: [String: Any], values: [String: Any]) {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))

@@ -158,13 +158,54 @@ struct EtcdSnapshot: Equatable {
         return try EtcdSnapshot(jsonText: text)
     }
 
+    /// How many symbolic links a snapshot path may lead through, as Linux allows (`MAXSYMLINKS`).
+    static let maximumLinks = 40
+
+    /// Where the snapshot at `url` is: the end of its chain of symbolic links (each relative one resolved against
+    /// the directory of the link that holds it, and that directory named as `realpath` gives it, so that messages
+    /// name the place plainly), or `url` itself if it is not a link. The end need not exist.
+    /// - Throws: ``Unusable`` if the links loop or run longer than ``maximumLinks``.
+    static func endOfLinks(from url: URL) throws -> URL {
+        var path = url.path
+        for hop in 0...maximumLinks {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else {
+                let end = URL(fileURLWithPath: path)
+                guard hop > 0, let directory = realpath(end.deletingLastPathComponent().path, nil) else { return end }
+                defer { free(directory) }
+                return URL(fileURLWithPath: String(cString: directory)).appendingPathComponent(end.lastPathComponent)
+            }
+            let target: String
+            do {
+                target = try FileManager.default.destinationOfSymbolicLink(atPath: path)
+            } catch {
+                throw Unusable(description: "reading the symbolic link \(path) failed: \(error)")
+            }
+            path = target.hasPrefix("/") ? target : (path as NSString).deletingLastPathComponent + "/" + target
+        }
+        throw Unusable(
+            description: "\(url.path) is a symbolic link that leads through more than \(maximumLinks) links, or round "
+                + "in a loop")
+    }
+
     /// Writes the snapshot to `url` atomically: a temporary file in the same directory (mode 0600), written and
     /// flushed, renamed over `url`, then the directory flushed, so that a crash leaves the old file or the new
     /// one, never a torn one. A missing directory is created with mode 0700.
+    ///
+    /// A `url` that is a symbolic link (to a persistent volume, say) stays one: the write goes to the file it leads
+    /// to, replaced in that file's directory, as ``StorableConfig/JSONFileStore`` writes through a link. Nothing
+    /// is created along a link: a missing directory at its end (a volume not mounted yet) is an error.
     /// - Throws: ``Unusable`` naming the step and the path.
     func write(to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
+        let file = try Self.endOfLinks(from: url)
+        let isLink = file.path != url.path
+        let directory = file.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
+            if isLink {
+                throw Unusable(
+                    description: "\(url.path) is a symbolic link to \(file.path), whose directory does not exist; "
+                        + "create it, or point the link at a file in an existing directory")
+            }
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -172,7 +213,7 @@ struct EtcdSnapshot: Equatable {
                 throw Unusable(description: "creating the directory \(directory.path) failed: \(error)")
             }
         }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Self.failure("creating", temporary) }
         var closed = false
@@ -195,7 +236,7 @@ struct EtcdSnapshot: Equatable {
             guard fsync(descriptor) == 0 else { throw Self.failure("flushing", temporary) }
             closed = true
             guard close(descriptor) == 0 else { throw Self.failure("closing", temporary) }
-            guard rename(temporary.path, url.path) == 0 else { throw Self.failure("renaming it to", url) }
+            guard rename(temporary.path, file.path) == 0 else { throw Self.failure("renaming it to", file) }
         } catch {
             unlink(temporary.path)
             throw error
@@ -212,18 +253,20 @@ struct EtcdSnapshot: Equatable {
     }
 
     /// Renames the snapshot at `url` out of the way, kept beside it with the time in its name, and reports why
-    /// it is not used and, in `outcome`, what the store does instead.
+    /// it is not used and, in `outcome`, what the store does instead. Through a symbolic link, the file it leads
+    /// to is set aside beside that file, and the link stays.
     static func setAside(_ url: URL, because reason: String, store: String, outcome: String) {
-        let kept = url.deletingLastPathComponent().appendingPathComponent(
-            url.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
-        let moved = rename(url.path, kept.path) == 0
+        let file = (try? endOfLinks(from: url)) ?? url
+        let kept = file.deletingLastPathComponent().appendingPathComponent(
+            file.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
+        let moved = rename(file.path, kept.path) == 0
         let cause = moved ? "" : String(cString: strerror(errno))
         StorableConfig.errorHandler(
             .reloadFailed(
                 store: store,
                 reason: "the snapshot \(url.path) was not used: \(reason); "
                     + (moved
-                        ? "it was set aside as \(kept.lastPathComponent)"
+                        ? "it was set aside as \(file.path == url.path ? kept.lastPathComponent : kept.path)"
                         : "setting it aside failed (\(cause)), so the next snapshot "
                             + "replaces it")
                     + "; \(outcome)"))
