@@ -120,6 +120,8 @@ extension EtcdStoreTests {
         for (name, text, reason) in cases {
             let path = directory.url.appendingPathComponent("\(name).json")
             try Data(text.utf8).write(to: path)
+            // Whatever the umask: a group-writable file would be reported as such too.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
             let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
             #expect(Limits(store: store).maxUploadMB == 50, "\(name)")
             #expect(store.source == .none, "\(name)")
@@ -147,6 +149,76 @@ extension EtcdStoreTests {
         }
         #expect(revision == 7)
         #expect(abs(written.timeIntervalSince(good.written)) < 0.01)
+    }
+
+    /// A snapshot that another user may have written is refused (set aside and reported), as ssh refuses its
+    /// files: one owned by another user, one every user may write, one in a directory that every user may write
+    /// without the sticky bit. One its group may write (a Kubernetes fsGroup volume) is used and reported once;
+    /// one in a sticky world-writable directory (`/tmp`) is used in silence. Before, each was used. A FIFO is
+    /// refused as not a regular file, without waiting for a writer (it was "You don't have permission").
+    @Test(arguments: [
+        "world-writable", "in a world-writable directory", "group-writable", "in a sticky world-writable directory",
+        "a FIFO",
+    ])
+    func aSnapshotThatAnotherUserMayHaveWrittenIsRefused(kind: String) throws {
+        try checkSnapshotTrust(kind: kind)
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "giving a file to another user takes root"))
+    func aSnapshotOwnedByAnotherUserIsRefused() throws {
+        try checkSnapshotTrust(kind: "another user's")
+    }
+
+    private func checkSnapshotTrust(kind: String) throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let folder = directory.url.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("snapshot.json")
+        let endpoints = [URL(string: "http://127.0.0.1:\(EtcdCluster.freePort())")!]
+        try EtcdSnapshot(
+            endpoints: endpoints, prefix: "trust/", clusterID: "42", revision: 7, written: Date(),
+            values: ["etcd.Limits.maxUploadMB": "77"]
+        ).write(to: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let reason: String?
+        switch kind {
+        case "another user's":
+            #expect(chown(path.path, 65_534, 65_534) == 0)
+            reason = "owned by the user 65534"
+        case "world-writable":
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path.path)
+            reason = "every user may write it (mode 0666)"
+        case "in a world-writable directory":
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            reason = "may be written by every user and has no sticky bit (mode 0777)"
+        case "a FIFO":
+            try FileManager.default.removeItem(at: path)
+            #expect(mkfifo(path.path, 0o600) == 0)
+            reason = "it is not a regular file"
+        case "group-writable":
+            try FileManager.default.setAttributes([.posixPermissions: 0o660], ofItemAtPath: path.path)
+            reason = nil
+        default:
+            try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: folder.path)
+            reason = nil
+        }
+        let store = try EtcdStore(endpoints: endpoints, prefix: "trust/", timeout: 1, snapshot: path)
+        let reports = EtcdReports.mentioning(path.path)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("snapshot.json.unused-")
+        }
+        if let reason {
+            #expect(Limits(store: store).maxUploadMB == 50)
+            #expect(store.source == .none)
+            #expect(reports.count == 1 && reports.allSatisfy { $0.contains(reason) && $0.contains("set aside") })
+            #expect(kept.count == 1 && !FileManager.default.fileExists(atPath: path.path))
+        } else {
+            #expect(Limits(store: store).maxUploadMB == 77)
+            #expect(kept.isEmpty)
+            let group = reports.filter { $0.contains("may be written by its group") }
+            #expect(group.count == (kind == "group-writable" ? 1 : 0), "\(reports)")
+        }
     }
 
     @Test(.needsEtcd) func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {

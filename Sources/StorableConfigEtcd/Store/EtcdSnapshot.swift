@@ -140,22 +140,73 @@ struct EtcdSnapshot: Equatable {
 
     // MARK: The file
 
-    /// The snapshot in the file at `url`; `nil` if there is no file.
-    /// - Throws: ``Unusable`` if the file cannot be read or is not a snapshot.
-    static func read(from url: URL) throws -> EtcdSnapshot? {
+    /// The snapshot in the file at `url`; `nil` if there is no file. `notices` gets what to report about a
+    /// snapshot that is used all the same: one that its group may write.
+    /// - Throws: ``Unusable`` if the file cannot be read, is not a regular file, is not a snapshot, or is not to be
+    ///   trusted (``checkTrust(_:of:notices:)``).
+    static func read(from url: URL, notices: inout [String]) throws -> EtcdSnapshot? {
+        // Not blocking: a FIFO is opened, seen for what it is and refused, not waited on.
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Unusable(description: "it cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        // The status of the file that is read, not of a path someone may swap meanwhile.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw Unusable(description: "its status cannot be read (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw Unusable(description: "it is not a regular file") }
+        try checkTrust(info, of: url, notices: &notices)
         let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch CocoaError.fileReadNoSuchFile {
-            return nil
+            data = try handle.readToEnd() ?? Data()
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { return nil }
             throw Unusable(description: "it cannot be read (\(error))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw Unusable(description: "it is not UTF-8 text")
         }
         return try EtcdSnapshot(jsonText: text)
+    }
+
+    /// Refuses a snapshot that someone other than this process's user may have written, as ssh refuses its files:
+    /// a snapshot sets the program's values while no member answers. The file (status `info`, reached through
+    /// `url`) must be owned by the effective user or root, and not writable by every user; its directory (and the
+    /// directory of `url`, when that is a symbolic link) must not be writable by every user unless it has the
+    /// sticky bit (`/tmp`), where only a file's owner may replace it. A file its group may write is used, and
+    /// `notices` says so: a Kubernetes `fsGroup` volume makes files group-writable.
+    /// - Throws: ``Unusable`` saying which rule the file breaks.
+    static func checkTrust(_ info: stat, of url: URL, notices: inout [String]) throws {
+        let user = geteuid()
+        let mode = "0" + String(UInt32(info.st_mode) & 0o7777, radix: 8)
+        if info.st_uid != user && info.st_uid != 0 {
+            throw Unusable(
+                description: "it is owned by the user \(info.st_uid), not by this process's user (\(user)) or root, "
+                    + "and whoever wrote it would set this program's values")
+        }
+        if info.st_mode & 0o002 != 0 {
+            throw Unusable(description: "every user may write it (mode \(mode)), and so set this program's values")
+        }
+        let file = (try? endOfLinks(from: url)) ?? url
+        var directories = [url.deletingLastPathComponent().path]
+        if file.path != url.path { directories.append(file.deletingLastPathComponent().path) }
+        for directory in directories {
+            var status = stat()
+            guard stat(directory, &status) == 0, status.st_mode & 0o002 != 0, status.st_mode & 0o1000 == 0 else {
+                continue
+            }
+            throw Unusable(
+                description: "its directory \(directory) may be written by every user and has no sticky bit (mode "
+                    + "0\(String(UInt32(status.st_mode) & 0o7777, radix: 8))), so anyone may replace it")
+        }
+        if info.st_mode & 0o020 != 0 {
+            notices.append(
+                "the snapshot \(url.path) may be written by its group (group \(info.st_gid), mode \(mode)), as on a "
+                    + "volume that Kubernetes' fsGroup makes group-writable: it is used, and anyone in that group "
+                    + "can set this program's values while no member answers; the store's own snapshots are 0600")
+        }
     }
 
     /// How many symbolic links a snapshot path may lead through, as Linux allows (`MAXSYMLINKS`).
