@@ -58,27 +58,13 @@ final class EtcdCluster: @unchecked Sendable {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// Why the etcd tests cannot run here, or `nil`. Under CI (`STORABLE_CONFIG_REQUIRE_ETCD=1`, set by
-    /// `.ci/run`) a missing binary is a failure, not a skip.
-    static var unavailable: String? {
-        guard binary == nil else { return nil }
-        let message = "etcd is not installed: apt-get install -y etcd-server etcd-client"
-        if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
-            Issue.record(Comment(rawValue: message))
-        }
-        return message
-    }
+    /// Why the etcd tests cannot run here, or `nil`.
+    static let unavailable: String? =
+        binary == nil ? "etcd is not installed: apt-get install -y etcd-server etcd-client" : nil
 
-    /// Whether a test that needs etcd and something more (`missing` says what is missing, or is `nil`) can run
-    /// here. Under CI (`STORABLE_CONFIG_REQUIRE_ETCD=1`) a missing tool is a failure, not a skip.
-    static func canRun(needing missing: String?) -> Bool {
-        guard unavailable == nil else { return false }
-        guard let missing else { return true }
-        if ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1" {
-            Issue.record(Comment(rawValue: missing))
-        }
-        return false
-    }
+    /// Whether a missing etcd (or a tool an etcd test needs) fails the tests instead of skipping them: under CI,
+    /// where `.ci/run` sets `STORABLE_CONFIG_REQUIRE_ETCD=1`.
+    static let isRequired = ProcessInfo.processInfo.environment["STORABLE_CONFIG_REQUIRE_ETCD"] == "1"
 
     private(set) var members: [Member]
     let token = "storable-config-\(UUID().uuidString.prefix(8))"
@@ -91,6 +77,8 @@ final class EtcdCluster: @unchecked Sendable {
         size: Int = 1, extraArguments: [String] = [], tls: TLSSetup? = nil, host: String = "127.0.0.1",
         launcher: [String] = [], waitingUntilHealthy: Bool = true
     ) throws {
+        // Reached without etcd only under CI (`.needsEtcd` skips the test elsewhere): a failure, saying why.
+        if let unavailable = Self.unavailable { throw EtcdTestError(description: unavailable) }
         self.extraArguments = extraArguments
         self.tls = tls
         self.launcher = launcher
@@ -291,6 +279,20 @@ final class EtcdCluster: @unchecked Sendable {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test that starts etcd members: skipped where the `etcd` binary is missing, saying how to install it.
+    /// Under CI (``EtcdCluster/isRequired``) it runs all the same, and fails at its first ``EtcdCluster``, saying
+    /// that etcd is missing.
+    static var needsEtcd: Self { needsEtcd(and: nil) }
+
+    /// For a test that needs etcd and another tool, `missing` saying why that tool cannot be used here (or `nil`):
+    /// skipped, saying which is missing; under CI it runs all the same, and fails saying so.
+    static func needsEtcd(and missing: String?) -> Self {
+        let reason = EtcdCluster.unavailable ?? missing
+        return .enabled(if: reason == nil || EtcdCluster.isRequired, Comment(rawValue: reason ?? "etcd is installed"))
     }
 }
 

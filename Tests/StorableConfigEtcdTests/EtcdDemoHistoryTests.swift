@@ -3,8 +3,7 @@ import Testing
 
 /// The demo's `history` and `rollback`, in separate processes, over etcd and over a JSON file.
 extension EtcdStoreTests {
-    @Test func theDemoPrintsTheHistoryRollsBackAndSaysWhenItCannot() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theDemoPrintsTheHistoryRollsBackAndSaysWhenItCannot() throws {
         let cluster = try EtcdCluster()
         let store = "etcd://127.0.0.1:\(cluster.members[0].clientPort)/fleet/"
         for volume in ["0.2", "0.3", "0.4"] {

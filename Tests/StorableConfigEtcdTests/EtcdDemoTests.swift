@@ -7,8 +7,7 @@ import Testing
 
 /// The demo over etcd, in separate processes: `--store etcd://…/prefix/`, `watch`, and an unreachable cluster.
 extension EtcdStoreTests {
-    @Test func theDemoSharesSettingsThroughEtcdAndWatchSeesOtherProcessesChanges() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theDemoSharesSettingsThroughEtcdAndWatchSeesOtherProcessesChanges() throws {
         let cluster = try EtcdCluster()
         let store = "etcd://127.0.0.1:\(cluster.members[0].clientPort)/fleet/"
         let watchOutput = Pipe()
@@ -36,8 +35,7 @@ extension EtcdStoreTests {
         #expect(result.errorOutput.contains("127.0.0.1:\(port)"))
     }
 
-    @Test func theDemoStartsFromItsSnapshotWhileNoMemberAnswers() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theDemoStartsFromItsSnapshotWhileNoMemberAnswers() throws {
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("demo-snapshot.json")
         let cluster = try EtcdCluster()

@@ -5,8 +5,7 @@ import Testing
 
 /// History and rollback against a real etcd: `$setting.history(limit:)` and `$setting.rollBack(to:)`.
 extension EtcdStoreTests {
-    @Test func theHistoryListsEarlierValuesNewestFirstWithTheirRevisions() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theHistoryListsEarlierValuesNewestFirstWithTheirRevisions() async throws {
         let cluster = try EtcdCluster()
         let key = "history/etcd.Limits.maxUploadMB"
         let first = try cluster.put(key, "60")
@@ -34,8 +33,7 @@ extension EtcdStoreTests {
         #expect(limits.maxUploadMB == 90)
     }
 
-    @Test func aHistoryValueThatNoLongerDecodesIsListedAsItsText() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aHistoryValueThatNoLongerDecodesIsListedAsItsText() async throws {
         let cluster = try EtcdCluster()
         let key = "undecodable/etcd.Limits.maxUploadMB"
         EtcdReports.install()
@@ -51,8 +49,7 @@ extension EtcdStoreTests {
         #expect(texts.map(\.value) == ["60", nil, nil])
     }
 
-    @Test func theHistoryStopsWhereTheClusterCompactedIt() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theHistoryStopsWhereTheClusterCompactedIt() async throws {
         let cluster = try EtcdCluster()
         let key = "compacted/etcd.Limits.maxUploadMB"
         try cluster.put(key, "60")
@@ -67,8 +64,7 @@ extension EtcdStoreTests {
         #expect(try await limits.$maxUploadMB.history(limit: 10).map(\.revision) == [third])
     }
 
-    @Test func aRollbackRestoresTheValueAndTheConfigsAndObserversHearIt() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aRollbackRestoresTheValueAndTheConfigsAndObserversHearIt() async throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "rollback/")
         let limits = Limits(store: store)
@@ -99,8 +95,7 @@ extension EtcdStoreTests {
         token.cancel()
     }
 
-    @Test func aRollbackIsRefusedWhenTheKeyChangedAfterTheCallerLooked() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aRollbackIsRefusedWhenTheKeyChangedAfterTheCallerLooked() async throws {
         let cluster = try EtcdCluster()
         let limits = Limits(store: try EtcdStore(endpoints: cluster.endpoints, prefix: "raced/"))
         limits.maxUploadMB = 60
@@ -121,8 +116,7 @@ extension EtcdStoreTests {
         #expect(message.contains("is at revision \(meanwhile) now"))
     }
 
-    @Test func aRollbackToACompactedRevisionIsRefused() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aRollbackToACompactedRevisionIsRefused() async throws {
         let cluster = try EtcdCluster()
         let key = "gone/etcd.Limits.maxUploadMB"
         let first = try cluster.put(key, "60")
@@ -136,8 +130,7 @@ extension EtcdStoreTests {
         #expect(limits.maxUploadMB == 70)
     }
 
-    @Test func aRollbackToAValueOutsideTheRangeIsRefusedByValidation() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aRollbackToAValueOutsideTheRangeIsRefusedByValidation() async throws {
         let cluster = try EtcdCluster()
         let key = "ranged/etcd.RangedLimits.percent"
         EtcdReports.install()

@@ -36,9 +36,8 @@ struct EtcdHostilePeerTests {
     /// A revision of Int64.max, in a read's answer or in a watch event, stops nothing, and does not pin the key:
     /// when the watch reaches a real member, which says the cluster is at an earlier revision, the prefix is read
     /// again from it and the real values and later changes arrive.
-    @Test(arguments: ["read", "event"])
+    @Test(.needsEtcd, arguments: ["read", "event"])
     func theLargestRevisionNeitherStopsTheWatchNorPinsAKey(place: String) throws {
-        guard EtcdCluster.unavailable == nil else { return }
         let cluster = try EtcdCluster()
         let prefix = Self.prefix()
         let key = prefix + "etcd.Limits.maxUploadMB"
@@ -110,9 +109,8 @@ struct EtcdHostilePeerTests {
 
     /// A member that takes the watch and then sends a byte now and then, or one line without end, has the
     /// client's timeout to create the watch (or the line limit), and the watch moves to the next member.
-    @Test(arguments: ["dribble", "endless line"])
+    @Test(.needsEtcd, arguments: ["dribble", "endless line"])
     func aWatchHeldByASlowOrEndlessMemberMovesToTheNext(kind: String) throws {
-        guard EtcdCluster.unavailable == nil else { return }
         // Pumping 64 MiB through one line, the fake member's sending included, is many times slower under
         // ThreadSanitizer, and a race check adds nothing to it: EtcdAnswerTests's line-limit test runs there.
         if kind == "endless line" && EtcdCluster.isRunningUnderThreadSanitizer { return }
@@ -182,14 +180,15 @@ struct EtcdHostilePeerTests {
 
     /// A status that is not etcd's own answer to the request sends it to the next member: reads and writes work
     /// whichever order the endpoints are given in.
-    @Test(arguments: [
-        "HTTP/1.1 404 Not Found\r\nContent-Length: 18\r\n\r\n404 page not found",
-        "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n",
-        "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n",
-        "HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\n\r\nbad request",
-    ])
+    @Test(
+        .needsEtcd,
+        arguments: [
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 18\r\n\r\n404 page not found",
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n",
+            "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\n\r\nbad request",
+        ])
     func aMemberThatIsNotEtcdIsPassedOver(answer: String) throws {
-        guard EtcdCluster.unavailable == nil else { return }
         let cluster = try EtcdCluster()
         let member = FakeMember { _ in .bytes(Array(answer.utf8)) }
         let prefix = Self.prefix()

@@ -8,9 +8,9 @@ import Testing
 /// against a real etcd member started with `--client-cert-auth`: on Linux, OpenSSL reads it.
 @Suite(.serialized)
 struct EtcdPKCS12Tests {
-    @Test(arguments: ["OpenSSL 3's default", "-legacy"])
+    @Test(.needsEtcd(and: TestCertificates.unavailable), arguments: ["OpenSSL 3's default", "-legacy"])
     func aClientCertificateFromPKCS12IsAcceptedWhereTheMemberRequiresOne(form: String) throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let certificates = try EtcdTLSTests.certificates()
         let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
         let file = form == "-legacy" ? certificates.legacyClientPKCS12 : certificates.clientPKCS12
         // Where this openssl cannot write a -legacy bundle, there is none to read.
@@ -32,9 +32,11 @@ struct EtcdPKCS12Tests {
         }
     }
 
-    @Test(arguments: ["a wrong password", "not PKCS#12", "both forms", "a directory"])
+    @Test(
+        .needsEtcd(and: TestCertificates.unavailable),
+        arguments: ["a wrong password", "not PKCS#12", "both forms", "a directory"])
     func aPKCS12FileThatCannotBeUsedIsNamedWithTheCause(problem: String) throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let certificates = try EtcdTLSTests.certificates()
         var tls = EtcdStore.TLS(
             caFile: certificates.ca, pkcs12File: certificates.clientPKCS12,
             pkcs12Password: certificates.pkcs12Password)
@@ -66,9 +68,9 @@ struct EtcdPKCS12Tests {
 
     /// A FIFO in place of a file would hold the store's creation until someone writes to it; a link to a real
     /// file is followed.
-    @Test(arguments: ["caFile", "pkcs12File"])
+    @Test(.needsEtcd(and: TestCertificates.unavailable), arguments: ["caFile", "pkcs12File"])
     func aFIFOInPlaceOfAFileIsRefusedAtOnceAndALinkIsFollowed(field: String) throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+        let certificates = try EtcdTLSTests.certificates()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-files-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -98,8 +100,9 @@ struct EtcdPKCS12Tests {
 
     /// Stores of one endpoint and prefix share a connection only if their TLS is the same: a store with a wrong
     /// PKCS#12 password, another bundle, or none, is never handed the connection a good one made.
-    @Test func storesWithAnotherClientCertificateOrPasswordDoNotShareAConnection() throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func storesWithAnotherClientCertificateOrPasswordDoNotShareAConnection() throws {
+        let certificates = try EtcdTLSTests.certificates()
         let endpoints = [URL(string: "https://127.0.0.1:\(EtcdCluster.freePort())")!]
         let good = EtcdStore.TLS(
             caFile: certificates.ca, pkcs12File: certificates.clientPKCS12,
@@ -129,8 +132,9 @@ struct EtcdPKCS12Tests {
     }
 
     /// `STORABLE_CONFIG_ETCD_PKCS12` and `_PKCS12_PASSWORD` give the demo its client certificate.
-    @Test func theDemoTakesAPKCS12ClientCertificateFromTheEnvironment() throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func theDemoTakesAPKCS12ClientCertificateFromTheEnvironment() throws {
+        let certificates = try EtcdTLSTests.certificates()
         let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
         let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-p12/"
         var environment = [

@@ -14,8 +14,8 @@ import Testing
 /// stopped, replaced by the cluster's values (delivered as changes) when it answers; a corrupt or foreign one set
 /// aside. In the serialized suite of the other etcd tests.
 extension EtcdStoreTests {
-    @Test func aStoreStartedWhileNoMemberAnswersReadsTheSnapshotAndTakesTheClustersValuesAsChanges() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd)
+    func aStoreStartedWhileNoMemberAnswersReadsTheSnapshotAndTakesTheClustersValuesAsChanges() throws {
         EtcdReports.install()
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("state/etcd-snapshot.json")
@@ -120,6 +120,8 @@ extension EtcdStoreTests {
         for (name, text, reason) in cases {
             let path = directory.url.appendingPathComponent("\(name).json")
             try Data(text.utf8).write(to: path)
+            // Whatever the umask: a group-writable file would be reported as such too.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
             let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
             #expect(Limits(store: store).maxUploadMB == 50, "\(name)")
             #expect(store.source == .none, "\(name)")
@@ -149,8 +151,77 @@ extension EtcdStoreTests {
         #expect(abs(written.timeIntervalSince(good.written)) < 0.01)
     }
 
-    @Test func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    /// A snapshot that another user may have written is refused (set aside and reported), as ssh refuses its
+    /// files: one owned by another user, one every user may write, one in a directory that every user may write
+    /// without the sticky bit. One its group may write (a Kubernetes fsGroup volume) is used and reported once;
+    /// one in a sticky world-writable directory (`/tmp`) is used in silence. Before, each was used. A FIFO is
+    /// refused as not a regular file, without waiting for a writer (it was "You don't have permission").
+    @Test(arguments: [
+        "world-writable", "in a world-writable directory", "group-writable", "in a sticky world-writable directory",
+        "a FIFO",
+    ])
+    func aSnapshotThatAnotherUserMayHaveWrittenIsRefused(kind: String) throws {
+        try checkSnapshotTrust(kind: kind)
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "giving a file to another user takes root"))
+    func aSnapshotOwnedByAnotherUserIsRefused() throws {
+        try checkSnapshotTrust(kind: "another user's")
+    }
+
+    private func checkSnapshotTrust(kind: String) throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let folder = directory.url.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("snapshot.json")
+        let endpoints = [URL(string: "http://127.0.0.1:\(EtcdCluster.freePort())")!]
+        try EtcdSnapshot(
+            endpoints: endpoints, prefix: "trust/", clusterID: "42", revision: 7, written: Date(),
+            values: ["etcd.Limits.maxUploadMB": "77"]
+        ).write(to: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let reason: String?
+        switch kind {
+        case "another user's":
+            #expect(chown(path.path, 65_534, 65_534) == 0)
+            reason = "owned by the user 65534"
+        case "world-writable":
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path.path)
+            reason = "every user may write it (mode 0666)"
+        case "in a world-writable directory":
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            reason = "may be written by every user and has no sticky bit (mode 0777)"
+        case "a FIFO":
+            try FileManager.default.removeItem(at: path)
+            #expect(mkfifo(path.path, 0o600) == 0)
+            reason = "it is not a regular file"
+        case "group-writable":
+            try FileManager.default.setAttributes([.posixPermissions: 0o660], ofItemAtPath: path.path)
+            reason = nil
+        default:
+            try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: folder.path)
+            reason = nil
+        }
+        let store = try EtcdStore(endpoints: endpoints, prefix: "trust/", timeout: 1, snapshot: path)
+        let reports = EtcdReports.mentioning(path.path)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("snapshot.json.unused-")
+        }
+        if let reason {
+            #expect(Limits(store: store).maxUploadMB == 50)
+            #expect(store.source == .none)
+            #expect(reports.count == 1 && reports.allSatisfy { $0.contains(reason) && $0.contains("set aside") })
+            #expect(kept.count == 1 && !FileManager.default.fileExists(atPath: path.path))
+        } else {
+            #expect(Limits(store: store).maxUploadMB == 77)
+            #expect(kept.isEmpty)
+            let group = reports.filter { $0.contains("may be written by its group") }
+            #expect(group.count == (kind == "group-writable" ? 1 : 0), "\(reports)")
+        }
+    }
+
+    @Test(.needsEtcd) func aSnapshotOfAnotherClusterIsSetAsideWhenTheClusterAnswersAndItsValuesAreReplaced() throws {
         EtcdReports.install()
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("foreign.json")
@@ -179,8 +250,7 @@ extension EtcdStoreTests {
         #expect(try Self.snapshotFields(path).document["cluster_id"] as? String != "1")
     }
 
-    @Test func snapshotWritesAreCoalescedToAFewASecond() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func snapshotWritesAreCoalescedToAFewASecond() throws {
         let directory = SnapshotDirectory()
         let path = directory.url.appendingPathComponent("coalesced.json")
         let cluster = try EtcdCluster()
@@ -199,8 +269,7 @@ extension EtcdStoreTests {
 
     /// A store that read the cluster has its snapshot on disk when its initialiser returns, also when the writer's
     /// queue began that write first: the demo's `get` once exited before the queue's write ended, and left none.
-    @Test func aStoreHasItsSnapshotOnDiskWhenItsInitialiserReturns() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aStoreHasItsSnapshotOnDiskWhenItsInitialiserReturns() throws {
         let directory = SnapshotDirectory()
         let cluster = try EtcdCluster()
         try cluster.put("made/etcd.Limits.maxUploadMB", "77")
@@ -217,8 +286,7 @@ extension EtcdStoreTests {
     /// Stores with snapshots created, written through and released on several threads at once, while their
     /// writers' queues write: `init`, `deinit` and the queue all take the writer's lock. None hangs (a hang is a
     /// minute without a round done), and every snapshot file is whole JSON holding the key.
-    @Test func storesWithSnapshotsMadeAndReleasedOnManyThreadsNeitherHangNorLeaveAPartFile() async throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func storesWithSnapshotsMadeAndReleasedOnManyThreadsNeitherHangNorLeaveAPartFile() async throws {
         let directory = SnapshotDirectory()
         let cluster = try EtcdCluster()
         let endpoints = cluster.endpoints
@@ -252,6 +320,50 @@ extension EtcdStoreTests {
             let path = directory.url.appendingPathComponent("churn-\(worker).json")
             #expect((try? Self.snapshotFields(path))?.values["etcd.Limits.maxUploadMB"] != nil, "churn-\(worker).json")
         }
+    }
+
+    /// A snapshot path that is a symbolic link (to a persistent volume, say) stays one: each write goes to the file
+    /// it leads to, a relative link resolved against its own directory, and a snapshot set aside is the file at
+    /// the end, beside it. Before, the first write replaced the link with a file, and the volume's file never
+    /// changed again.
+    @Test(.needsEtcd)
+    func aSnapshotPathThatIsASymbolicLinkIsWrittenThroughTheLink() throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let volume = directory.url.appendingPathComponent("volume")
+        let app = directory.url.appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: volume, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        let link = app.appendingPathComponent("snapshot.json")
+        let target = volume.appendingPathComponent("snapshot.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../volume/snapshot.json")
+        let isLink = { (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) != nil }
+        let key = "etcd.Limits.maxUploadMB"
+        let cluster = try EtcdCluster()
+        do {
+            let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "linked/", timeout: 2, snapshot: link)
+            let limits = Limits(store: store)
+            limits.maxUploadMB = 80
+            try waitFor { (try? Self.snapshotFields(target))?.values[key] as? String == "80" }
+            #expect(isLink())
+            limits.maxUploadMB = 81
+            try waitFor { (try? Self.snapshotFields(target))?.values[key] as? String == "81" }
+            #expect(isLink())
+            #expect(Self.mode(of: target) == 0o600)
+        }
+        // A snapshot that cannot be used is set aside beside the file the link leads to; the link stays, and the
+        // next snapshot is written through it. (Another prefix: a store of the same one could share the first's
+        // state, which has read its snapshot already.)
+        try Data("{".utf8).write(to: target)
+        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "relinked/", timeout: 2, snapshot: link)
+        let report = try #require(EtcdReports.mentioning(link.path).last)
+        #expect(report.contains("set aside as \(target.path).unused-"), "\(report)")
+        let contents = try FileManager.default.contentsOfDirectory(atPath: volume.path)
+        #expect(contents.contains { $0.hasPrefix("snapshot.json.unused-") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: app.path) == ["snapshot.json"])
+        #expect(isLink())
+        try waitFor { (try? Self.snapshotFields(target))?.document["prefix"] as? String == "relinked/" }
+        withExtendedLifetime(store) {}
     }
 
     /// The snapshot at `url` as JSONSerialization reads it, and its values.

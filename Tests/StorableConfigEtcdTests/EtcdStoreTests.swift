@@ -13,16 +13,14 @@ import Testing
 /// EtcdStore against a real etcd, one suite at a time.
 @Suite(.serialized)
 struct EtcdStoreTests {
-    @Test func theStorePassesTheConformanceSuite() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func theStorePassesTheConformanceSuite() throws {
         let cluster = try EtcdCluster()
         let endpoints = cluster.endpoints
         try ConfigStoreConformance(makeStore: { try EtcdStore(endpoints: endpoints, prefix: "conformance/") }).run()
         withExtendedLifetime(cluster) {}
     }
 
-    @Test func anAssignmentIsReadableJSONInEtcdAndAnOutsidePutReachesTheConfigAndItsObservers() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func anAssignmentIsReadableJSONInEtcdAndAnOutsidePutReachesTheConfigAndItsObservers() throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "prod/")
         let limits = Limits(store: store)
@@ -43,8 +41,7 @@ struct EtcdStoreTests {
         token.cancel()
     }
 
-    @Test func aValueThatIsNotJSONIsReportedAndLeftAlone() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aValueThatIsNotJSONIsReportedAndLeftAlone() throws {
         let cluster = try EtcdCluster()
         try cluster.put("plain/etcd.Limits.maxUploadMB", "plain")
         EtcdReports.install()
@@ -54,8 +51,7 @@ struct EtcdStoreTests {
         #expect(try cluster.get("plain/etcd.Limits.maxUploadMB") == "plain")
     }
 
-    @Test func twoServersUpsertingIntoOneCollectionLoseNothing() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func twoServersUpsertingIntoOneCollectionLoseNothing() throws {
         let cluster = try EtcdCluster()
         // Two stores whose identities differ, as two processes' would: their writes race in etcd.
         let first = Limits(store: try EtcdStore(endpoints: cluster.endpoints))
@@ -114,8 +110,7 @@ struct EtcdStoreTests {
         #expect(!store.isConnected)
     }
 
-    @Test func aValueOverEtcdsRequestLimitIsAnErrorNamingTheKeyAndItsSize() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aValueOverEtcdsRequestLimitIsAnErrorNamingTheKeyAndItsSize() throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "big/")
         let limits = Limits(store: store)
@@ -133,8 +128,7 @@ struct EtcdStoreTests {
         }
     }
 
-    @Test func aBatchOverOneTransactionIsRefusedAndNothingIsWritten() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aBatchOverOneTransactionIsRefusedAndNothingIsWritten() throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints)
         var values: [String: StoredValue] = [:]
@@ -147,8 +141,7 @@ struct EtcdStoreTests {
         #expect(try cluster.get("k0") == nil)
     }
 
-    @Test func aUserAndPasswordGiveATokenAndAWrongPasswordIsAClearError() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aUserAndPasswordGiveATokenAndAWrongPasswordIsAClearError() throws {
         let cluster = try EtcdCluster()
         try cluster.enableAuthentication(rootPassword: "s3cret")
         let store = try EtcdStore(

@@ -10,9 +10,10 @@ import Testing
 /// when the tests run.
 @Suite(.serialized)
 struct EtcdTLSTests {
-    /// The certificates, or `nil` (and a failure under CI) when the tests cannot run here.
-    static func certificates() throws -> TestCertificates? {
-        guard EtcdCluster.canRun(needing: TestCertificates.unavailable) else { return nil }
+    /// The certificates. Without `openssl` a test that asks for them is skipped by its trait
+    /// (`.needsEtcd(and: TestCertificates.unavailable)`), except under CI, where this throws, saying why.
+    static func certificates() throws -> TestCertificates {
+        if let missing = TestCertificates.unavailable { throw EtcdTestError(description: missing) }
         return try TestCertificates.shared.get()
     }
 
@@ -20,8 +21,9 @@ struct EtcdTLSTests {
         try EtcdStoreTests().waitFor(timeout: timeout, condition)
     }
 
-    @Test func readsWritesTransactionsAndTheWatchWorkOverHTTPSWithAClientCertificate() throws {
-        guard let certificates = try Self.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func readsWritesTransactionsAndTheWatchWorkOverHTTPSWithAClientCertificate() throws {
+        let certificates = try Self.certificates()
         let setup = EtcdCluster.TLSSetup(certificates)
         let cluster = try EtcdCluster(tls: setup)
         #expect(cluster.endpoints.allSatisfy { $0.scheme == "https" })
@@ -40,8 +42,9 @@ struct EtcdTLSTests {
         #expect(limits.servers.count == 1)
     }
 
-    @Test func aThreeMemberClusterOverHTTPSFailsOverAndTheWatchResumes() throws {
-        guard let certificates = try Self.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func aThreeMemberClusterOverHTTPSFailsOverAndTheWatchResumes() throws {
+        let certificates = try Self.certificates()
         let setup = EtcdCluster.TLSSetup(certificates)
         let cluster = try EtcdCluster(size: 3, tls: setup)
         let store = try EtcdStore(
@@ -64,8 +67,9 @@ struct EtcdTLSTests {
         token.cancel()
     }
 
-    @Test func authenticationWorksOverHTTPS() throws {
-        guard let certificates = try Self.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func authenticationWorksOverHTTPS() throws {
+        let certificates = try Self.certificates()
         var setup = EtcdCluster.TLSSetup(certificates)
         // etcd takes a client certificate's common name as the user when one is shown; without
         // --client-cert-auth the password decides.
@@ -82,9 +86,11 @@ struct EtcdTLSTests {
 
     /// Each error names the endpoint and the cause, comes within the store's time limit, and leaves the store
     /// unconnected (its configs on their defaults): nothing hangs or crashes.
-    @Test(arguments: ["another CA", "an expired certificate", "no client certificate"])
+    @Test(
+        .needsEtcd(and: TestCertificates.unavailable),
+        arguments: ["another CA", "an expired certificate", "no client certificate"])
     func aCertificateProblemIsNamedWithItsEndpointAndCause(problem: String) throws {
-        guard let certificates = try Self.certificates() else { return }
+        let certificates = try Self.certificates()
         var setup = EtcdCluster.TLSSetup(certificates)
         var client = setup.clientTLS
         let expected: String
@@ -115,9 +121,11 @@ struct EtcdTLSTests {
         #expect(throws: (any Error).self) { try store.setValue(.int(1), forKey: "k") }
     }
 
-    @Test(arguments: ["missing", "not PEM", "a key of another certificate"])
+    @Test(
+        .needsEtcd(and: TestCertificates.unavailable),
+        arguments: ["missing", "not PEM", "a key of another certificate"])
     func aFileThatCannotBeUsedIsNamed(kind: String) throws {
-        guard let certificates = try Self.certificates() else { return }
+        let certificates = try Self.certificates()
         let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString).pem")
         try Data("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n".utf8).write(to: garbage)
         defer { try? FileManager.default.removeItem(at: garbage) }
@@ -146,8 +154,9 @@ struct EtcdTLSTests {
     /// A program that exits while its watch's thread is in a TLS handshake ends with its own status: OpenSSL's
     /// atexit clean-up, which freed the locks that handshake takes, is not registered (3 runs in 40 of the demo
     /// under ThreadSanitizer ended with SIGSEGV before).
-    @Test func aProgramThatExitsWhileItsWatchShakesHandsEndsWithItsOwnStatus() throws {
-        guard let certificates = try Self.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func aProgramThatExitsWhileItsWatchShakesHandsEndsWithItsOwnStatus() throws {
+        let certificates = try Self.certificates()
         let cluster = try EtcdCluster(tls: EtcdCluster.TLSSetup(certificates))
         let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-exit/"
         let files = certificates.demoEnvironment
@@ -161,8 +170,9 @@ struct EtcdTLSTests {
     }
 
     /// The demo's `etcds://` takes its files from the environment; a TLS failure exits 1 with the cause.
-    @Test func theDemoSpeaksHTTPSAndSaysWhyATLSConnectionFailed() throws {
-        guard let certificates = try Self.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func theDemoSpeaksHTTPSAndSaysWhyATLSConnectionFailed() throws {
+        let certificates = try Self.certificates()
         let setup = EtcdCluster.TLSSetup(certificates)
         let cluster = try EtcdCluster(tls: setup)
         let address = "etcds://127.0.0.1:\(cluster.members[0].clientPort)/demo-tls/"

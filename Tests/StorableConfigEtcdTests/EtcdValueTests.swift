@@ -5,8 +5,7 @@ import Testing
 
 /// Values that an operator puts into etcd by hand: legacy keys to move, and mistakes.
 extension EtcdStoreTests {
-    @Test func aValueThatIsNotJSONHoldsBackNoOtherSettingsMoveAndIsReportedUnderItsOwnKey() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aValueThatIsNotJSONHoldsBackNoOtherSettingsMoveAndIsReportedUnderItsOwnKey() throws {
         let cluster = try EtcdCluster()
         try cluster.put("m/isFirstLaunch", "false")
         try cluster.put("m/etcd.MovedSettings.userName", "plain")
@@ -20,8 +19,7 @@ extension EtcdStoreTests {
         #expect(EtcdReports.mentioning("'etcd.MovedSettings.isFirstLaunch'").isEmpty)
     }
 
-    @Test func anOutsidePutOfTheWrongTypeOrOutOfRangeKeepsTheLastGoodValueAndIsReported() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func anOutsidePutOfTheWrongTypeOrOutOfRangeKeepsTheLastGoodValueAndIsReported() throws {
         let cluster = try EtcdCluster()
         EtcdReports.install()
         let config = LiveVolume(store: try EtcdStore(endpoints: cluster.endpoints, prefix: "live/"))

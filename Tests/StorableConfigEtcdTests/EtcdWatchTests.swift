@@ -7,8 +7,7 @@ import Testing
 /// The watch over time: a compaction behind it, quiet hours, an idle member, a store nobody uses any more. In
 /// the serialized suite of the other etcd tests, so that no two clusters run at once.
 extension EtcdStoreTests {
-    @Test func aCompactionBehindTheWatchLeadsToAFreshReadAndTheDifferencesAreDelivered() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aCompactionBehindTheWatchLeadsToAFreshReadAndTheDifferencesAreDelivered() throws {
         let cluster = try EtcdCluster()
         let original = cluster.members[0].clientPort
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "compaction/", timeout: 2)
@@ -46,8 +45,7 @@ extension EtcdStoreTests {
         hosts.cancel()
     }
 
-    @Test func aReadAnsweredLateDoesNotTakeBackANewerWrite() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aReadAnsweredLateDoesNotTakeBackANewerWrite() throws {
         let cluster = try EtcdCluster()
         let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "late/")
         let limits = Limits(store: store)
@@ -64,8 +62,7 @@ extension EtcdStoreTests {
         #expect(limits.maxUploadMB == 70 && limits.hosts == [])
     }
 
-    @Test func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func progressNotificationsKeepAQuietWatchOpenPastItsIdleLimit() throws {
         // etcd's notifications every second, against an idle limit of four: a quiet watch must stay the same.
         let cluster = try EtcdCluster(extraArguments: ["--experimental-watch-progress-notify-interval", "1s"])
         let store = try EtcdStore(
@@ -81,8 +78,7 @@ extension EtcdStoreTests {
         #expect(store.storage.watchStatistics.watchesOpened == 1)
     }
 
-    @Test func aWatchThatHearsNothingForItsIdleLimitIsOpenedAgainAndCarriesOn() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aWatchThatHearsNothingForItsIdleLimitIsOpenedAgainAndCarriesOn() throws {
         // No progress notification within the limit (etcd's default is every 10 minutes): the watch is taken
         // for dead, as it would be behind a member that vanished without closing the connection.
         let cluster = try EtcdCluster()
@@ -94,9 +90,10 @@ extension EtcdStoreTests {
         try waitFor { limits.maxUploadMB == 65 }
     }
 
-    @Test(.enabled(if: !EtcdCluster.isRunningUnderThreadSanitizer, "a minute of waiting adds nothing to a race check"))
+    @Test(
+        .needsEtcd,
+        .enabled(if: !EtcdCluster.isRunningUnderThreadSanitizer, "a minute of waiting adds nothing to a race check"))
     func aWatchStaysOpenThroughAQuietMinuteWithEtcdsDefaults() throws {
-        guard EtcdCluster.unavailable == nil else { return }
         // Longer than the 60 s that URLSession's request timeout would allow a quiet stream on Linux, with no
         // byte on the connection: etcd's default progress notifications come every 10 minutes.
         let cluster = try EtcdCluster()
@@ -111,8 +108,7 @@ extension EtcdStoreTests {
         #expect(statistics.progressNotifications == 0)
     }
 
-    @Test func aStoreNobodyUsesAnyMoreEndsItsWatch() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aStoreNobodyUsesAnyMoreEndsItsWatch() throws {
         let cluster = try EtcdCluster()
         weak var storage: EtcdStorage?
         weak var watcher: EtcdWatcher?
@@ -131,6 +127,89 @@ extension EtcdStoreTests {
     }
 }
 
+extension EtcdStoreTests {
+    @Test(.needsEtcd) func aWatchCutWhileCatchingUpResumesAfterTheLastEventItTookAndMissesNothing() throws {
+        // 2,500 changes made while the store's watch cannot open: etcd then sends them in lines of at most 1,000
+        // revisions, each labelled with the cluster's current revision, and the proxy cuts the watch after the
+        // first line. The next watch must start after the last event taken, not after that label.
+        let cluster = try EtcdCluster()
+        let proxy = WatchProxy(upstreamPort: cluster.members[0].clientPort)
+        defer { proxy.stop() }
+        proxy.mode = .refusingWatches
+        let store = try EtcdStore(endpoints: [proxy.url], prefix: "catchup/", timeout: 2)
+        let limits = Limits(store: store)
+        let seen = Locked<[Int]>([])
+        let token = limits.$maxUploadMB.observe { value in seen.withLock { $0.append(value) } }
+        let key = "catchup/etcd.Limits.maxUploadMB"
+        let base = store.storage.watchRevision
+        var last: Int64 = 0
+        for value in 1...2_500 { last = try cluster.put(key, "\(value)") }
+        #expect(last == base + 2_500)
+        proxy.mode = .cuttingAfterFirstEvents
+        // The first line taken whole: 1,000 revisions, under the header of the last.
+        try waitFor(timeout: 30) { proxy.cuts == 1 && seen.withLock { $0.count } >= 1_000 }
+        // At any time the store holds a value no older than its revision: the value put at that revision.
+        let consistent = { () -> Bool in
+            guard let snapshot = store.storage.snapshotContents(), let text = snapshot.values["etcd.Limits.maxUploadMB"]
+            else { return false }
+            return text == "\(snapshot.revision - base)"
+        }
+        #expect(consistent())
+        try waitFor(timeout: 30) { store.storage.watchRevision >= last }
+        #expect(limits.maxUploadMB == 2_500)
+        #expect(consistent())
+        // And an observer saw every value, in order, once.
+        try waitFor { seen.withLock { $0.last } == 2_500 }
+        #expect(seen.withLock { $0 } == Array(1...2_500))
+        #expect(store.storage.watchStatistics.watchesOpened == 2)
+        token.cancel()
+    }
+}
+
+extension EtcdStoreTests {
+    /// Without etcd: a member that sends a line of events for revisions 3 and 4 under the header 2502 (a watch
+    /// catching up), then a progress notification at 2502, and closes the watch after each.
+    @Test func aWatchResumesAfterItsLastEventAndAfterAProgressNotificationsRevisionOnly() throws {
+        let key = "resume/etcd.Limits.maxUploadMB"
+        let watches = Locked(0)
+        let member = FakeMember { request in
+            switch request.path {
+            case "/v3/kv/range":
+                return .bytes(FakeMember.emptyRange(revision: 2))
+            case "/v3/watch":
+                let created = #"{"result":{"header":{"revision":"2502"},"created":true}}"#
+                let events = (3...4).map {
+                    #"{"kv":{"key":"\#(EtcdClient.base64(key))","value":"\#(EtcdClient.base64("\($0)"))","#
+                        + #""mod_revision":"\#($0)"}}"#
+                }
+                let isFirst = watches.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                let line =
+                    isFirst
+                    ? #"{"result":{"header":{"revision":"2502"},"events":[\#(events.joined(separator: ","))]}}"#
+                    : #"{"result":{"header":{"revision":"2502"}}}"#
+                return .bytesThenClose(FakeMember.chunkedHead + FakeMember.chunk(created) + FakeMember.chunk(line))
+            default:
+                return .bytesThenClose(FakeMember.answer(404, "404 page not found"))
+            }
+        }
+        let store = try EtcdStore(endpoints: [member.url], prefix: "resume/", timeout: 2)
+        let limits = Limits(store: store)
+        let starts = {
+            member.requests.filter { $0.path == "/v3/watch" }.map { request -> String in
+                let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
+                return (body?["create_request"] as? [String: Any])?["start_revision"] as? String ?? ""
+            }
+        }
+        try waitFor { starts().count >= 3 }
+        #expect(Array(starts().prefix(3)) == ["3", "5", "2503"])
+        #expect(limits.maxUploadMB == 4)
+        store.storage.watcherObject?.stop()
+    }
+}
+
 extension EtcdCluster {
     static let isRunningUnderThreadSanitizer: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
 }
@@ -146,8 +225,7 @@ extension EtcdStoreTests {
 }
 
 extension EtcdStoreTests {
-    @Test func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
         // etcd forgets a token unused for --auth-token-ttl seconds; a quiet watch uses its token only when it
         // opens. Here tokens live 1 s, and the watch is opened again after 4 quiet seconds.
         let cluster = try EtcdCluster(extraArguments: ["--auth-token-ttl", "1"])
@@ -174,8 +252,7 @@ extension EtcdStoreTests {
         #expect(try cluster.get("quiet/etcd.Limits.maxUploadMB") == "67")
     }
 
-    @Test func aUserWhoMayNoLongerReadThePrefixIsToldThatTheWatchWasRefused() throws {
-        guard EtcdCluster.unavailable == nil else { return }
+    @Test(.needsEtcd) func aUserWhoMayNoLongerReadThePrefixIsToldThatTheWatchWasRefused() throws {
         let cluster = try EtcdCluster()
         try cluster.enableAuthentication(rootPassword: "s3cret")
         _ = try cluster.call("auth/user/add", ["name": "guest", "password": "guest"])

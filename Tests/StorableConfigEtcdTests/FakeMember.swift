@@ -39,24 +39,22 @@ final class FakeMember: @unchecked Sendable {
         let connection: Int32
     }
 
-    let port: Int
+    var port: Int { listener.port }
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// How long a connection may last, whatever it does.
     let lifetime: TimeInterval = 30
 
-    private let listener: Int32
+    private let listener = LoopbackListener()
     private let answer: @Sendable (Request) -> Reply
-    private let state = Locked<(requests: [Request], stopped: Bool, connections: [Int32])>(([], false, []))
+    private let received = Locked<[Request]>([])
 
     /// Every request received so far.
-    var requests: [Request] { state.withLock { $0.requests } }
+    var requests: [Request] { received.withLock { $0 } }
 
     /// A member that answers each request with `answer(request)`.
     init(answer: @escaping @Sendable (Request) -> Reply) {
         self.answer = answer
-        (listener, port) = EtcdCluster.silentListener()
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        listener.start { [self] connection in serve(connection) }
     }
 
     deinit {
@@ -64,37 +62,17 @@ final class FakeMember: @unchecked Sendable {
     }
 
     func stop() {
-        let connections = state.withLock { state -> [Int32] in
-            guard !state.stopped else { return [] }
-            state.stopped = true
-            return state.connections
-        }
-        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
-        shutdown(listener, Int32(SHUT_RDWR))
+        listener.stop()
     }
 
-    private var isStopped: Bool { state.withLock { $0.stopped } }
-
-    private func acceptLoop() {
-        defer { close(listener) }
-        while !isStopped {
-            var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            state.withLock { $0.connections.append(connection) }
-            let thread = Thread { [self] in serve(connection) }
-            thread.start()
-        }
-    }
+    private var isStopped: Bool { listener.isStopped }
 
     private func serve(_ connection: Int32) {
         let end = Date().addingTimeInterval(lifetime)
-        defer { close(connection) }
         var buffer: [UInt8] = []
         while !isStopped, Date() < end {
             guard let request = readRequest(connection, buffer: &buffer, until: end) else { return }
-            state.withLock { $0.requests.append(request) }
+            received.withLock { $0.append(request) }
             switch answer(request) {
             case .bytes(let bytes):
                 guard send(connection, bytes) else { return }
@@ -155,19 +133,7 @@ final class FakeMember: @unchecked Sendable {
     }
 
     private func send(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes {
-                #if canImport(Darwin)
-                    Darwin.send(connection, $0.baseAddress!, $0.count, 0)
-                #else
-                    Glibc.send(connection, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL))
-                #endif
-            }
-            guard count > 0 else { return false }
-            sent += count
-        }
-        return true
+        LoopbackListener.send(connection, bytes)
     }
 
     // MARK: Answers

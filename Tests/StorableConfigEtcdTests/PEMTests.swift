@@ -18,8 +18,9 @@ struct PEMTests {
         return try Array(Data(contentsOf: output))
     }
 
-    @Test func aCAFileThatOpenSSLWroteGivesTheCertificatesOpenSSLReads() throws {
-        guard let certificates = try EtcdTLSTests.certificates() else { return }
+    @Test(.needsEtcd(and: TestCertificates.unavailable))
+    func aCAFileThatOpenSSLWroteGivesTheCertificatesOpenSSLReads() throws {
+        let certificates = try EtcdTLSTests.certificates()
         let ca = try Data(contentsOf: certificates.ca)
         let other = try Data(contentsOf: certificates.otherCA)
         // A bundle of two, with the explanatory text `openssl x509 -text` puts before each, and CRLF line ends.

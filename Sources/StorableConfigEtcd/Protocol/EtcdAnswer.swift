@@ -122,6 +122,21 @@ enum EtcdAnswer {
         return try entry(kv, prefix: prefix, atMost: limit, deleted: (event["type"] as? String) == "DELETE")
     }
 
+    /// The `mod_revision` of a watch event, whatever its key: the revision a watch that has taken the event may
+    /// resume after.
+    /// - Throws: ``Malformed`` if the event has no kv, or its `mod_revision` is not in `1...headerRevision`.
+    static func revision(ofEvent event: [String: Any], atMost headerRevision: Int64) throws -> Int64 {
+        let limit = headerRevision > 0 ? headerRevision : .max
+        guard let kv = event["kv"] as? [String: Any], let revision = EtcdClient.revision(kv["mod_revision"]),
+            revision > 0, revision <= limit
+        else {
+            throw Malformed(
+                description: "a watch event comes with no mod_revision that etcd would send (the answer being at "
+                    + "revision \(limit))")
+        }
+        return revision
+    }
+
     /// The texts and mod revisions, by setting key, in a `kv/txn` answer of range requests.
     /// - Throws: ``Malformed`` as ``range(_:prefix:)`` does.
     static func freshEntries(_ answer: [String: Any], prefix: String) throws -> [String: Entry] {

@@ -2,8 +2,8 @@ import Foundation
 import StorableConfig
 
 /// The one watch of an ``EtcdStore``'s prefix, on a thread of its own: a streamed response with one JSON object
-/// per line, resumed on the next endpoint at the last seen revision + 1 when it ends, and restarted from a
-/// fresh read after a compaction.
+/// per line, resumed on the next endpoint after the last revision whose events the store took when it ends, and
+/// restarted from a fresh read after a compaction.
 @available(watchOS, unavailable)
 final class EtcdWatcher: @unchecked Sendable {
     private weak var store: EtcdStorage?

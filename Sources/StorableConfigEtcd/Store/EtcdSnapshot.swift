@@ -140,16 +140,29 @@ struct EtcdSnapshot: Equatable {
 
     // MARK: The file
 
-    /// The snapshot in the file at `url`; `nil` if there is no file.
-    /// - Throws: ``Unusable`` if the file cannot be read or is not a snapshot.
-    static func read(from url: URL) throws -> EtcdSnapshot? {
+    /// The snapshot in the file at `url`; `nil` if there is no file. `notices` gets what to report about a
+    /// snapshot that is used all the same: one that its group may write.
+    /// - Throws: ``Unusable`` if the file cannot be read, is not a regular file, is not a snapshot, or is not to be
+    ///   trusted (``checkTrust(_:of:notices:)``).
+    static func read(from url: URL, notices: inout [String]) throws -> EtcdSnapshot? {
+        // Not blocking: a FIFO is opened, seen for what it is and refused, not waited on.
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Unusable(description: "it cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        // The status of the file that is read, not of a path someone may swap meanwhile.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw Unusable(description: "its status cannot be read (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw Unusable(description: "it is not a regular file") }
+        try checkTrust(info, of: url, notices: &notices)
         let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch CocoaError.fileReadNoSuchFile {
-            return nil
+            data = try handle.readToEnd() ?? Data()
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { return nil }
             throw Unusable(description: "it cannot be read (\(error))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -158,13 +171,92 @@ struct EtcdSnapshot: Equatable {
         return try EtcdSnapshot(jsonText: text)
     }
 
+    /// Refuses a snapshot that someone other than this process's user may have written, as ssh refuses its files:
+    /// a snapshot sets the program's values while no member answers. The file (status `info`, reached through
+    /// `url`) must be owned by the effective user or root, and not writable by every user; its directory (and the
+    /// directory of `url`, when that is a symbolic link) must not be writable by every user unless it has the
+    /// sticky bit (`/tmp`), where only a file's owner may replace it. A file its group may write is used, and
+    /// `notices` says so: a Kubernetes `fsGroup` volume makes files group-writable.
+    /// - Throws: ``Unusable`` saying which rule the file breaks.
+    static func checkTrust(_ info: stat, of url: URL, notices: inout [String]) throws {
+        let user = geteuid()
+        let mode = "0" + String(UInt32(info.st_mode) & 0o7777, radix: 8)
+        if info.st_uid != user && info.st_uid != 0 {
+            throw Unusable(
+                description: "it is owned by the user \(info.st_uid), not by this process's user (\(user)) or root, "
+                    + "and whoever wrote it would set this program's values")
+        }
+        if info.st_mode & 0o002 != 0 {
+            throw Unusable(description: "every user may write it (mode \(mode)), and so set this program's values")
+        }
+        let file = (try? endOfLinks(from: url)) ?? url
+        var directories = [url.deletingLastPathComponent().path]
+        if file.path != url.path { directories.append(file.deletingLastPathComponent().path) }
+        for directory in directories {
+            var status = stat()
+            guard stat(directory, &status) == 0, status.st_mode & 0o002 != 0, status.st_mode & 0o1000 == 0 else {
+                continue
+            }
+            throw Unusable(
+                description: "its directory \(directory) may be written by every user and has no sticky bit (mode "
+                    + "0\(String(UInt32(status.st_mode) & 0o7777, radix: 8))), so anyone may replace it")
+        }
+        if info.st_mode & 0o020 != 0 {
+            notices.append(
+                "the snapshot \(url.path) may be written by its group (group \(info.st_gid), mode \(mode)), as on a "
+                    + "volume that Kubernetes' fsGroup makes group-writable: it is used, and anyone in that group "
+                    + "can set this program's values while no member answers; the store's own snapshots are 0600")
+        }
+    }
+
+    /// How many symbolic links a snapshot path may lead through, as Linux allows (`MAXSYMLINKS`).
+    static let maximumLinks = 40
+
+    /// Where the snapshot at `url` is: the end of its chain of symbolic links (each relative one resolved against
+    /// the directory of the link that holds it, and that directory named as `realpath` gives it, so that messages
+    /// name the place plainly), or `url` itself if it is not a link. The end need not exist.
+    /// - Throws: ``Unusable`` if the links loop or run longer than ``maximumLinks``.
+    static func endOfLinks(from url: URL) throws -> URL {
+        var path = url.path
+        for hop in 0...maximumLinks {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else {
+                let end = URL(fileURLWithPath: path)
+                guard hop > 0, let directory = realpath(end.deletingLastPathComponent().path, nil) else { return end }
+                defer { free(directory) }
+                return URL(fileURLWithPath: String(cString: directory)).appendingPathComponent(end.lastPathComponent)
+            }
+            let target: String
+            do {
+                target = try FileManager.default.destinationOfSymbolicLink(atPath: path)
+            } catch {
+                throw Unusable(description: "reading the symbolic link \(path) failed: \(error)")
+            }
+            path = target.hasPrefix("/") ? target : (path as NSString).deletingLastPathComponent + "/" + target
+        }
+        throw Unusable(
+            description: "\(url.path) is a symbolic link that leads through more than \(maximumLinks) links, or round "
+                + "in a loop")
+    }
+
     /// Writes the snapshot to `url` atomically: a temporary file in the same directory (mode 0600), written and
     /// flushed, renamed over `url`, then the directory flushed, so that a crash leaves the old file or the new
     /// one, never a torn one. A missing directory is created with mode 0700.
+    ///
+    /// A `url` that is a symbolic link (to a persistent volume, say) stays one: the write goes to the file it leads
+    /// to, replaced in that file's directory, as ``StorableConfig/JSONFileStore`` writes through a link. Nothing
+    /// is created along a link: a missing directory at its end (a volume not mounted yet) is an error.
     /// - Throws: ``Unusable`` naming the step and the path.
     func write(to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
+        let file = try Self.endOfLinks(from: url)
+        let isLink = file.path != url.path
+        let directory = file.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
+            if isLink {
+                throw Unusable(
+                    description: "\(url.path) is a symbolic link to \(file.path), whose directory does not exist; "
+                        + "create it, or point the link at a file in an existing directory")
+            }
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -172,7 +264,7 @@ struct EtcdSnapshot: Equatable {
                 throw Unusable(description: "creating the directory \(directory.path) failed: \(error)")
             }
         }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Self.failure("creating", temporary) }
         var closed = false
@@ -195,7 +287,7 @@ struct EtcdSnapshot: Equatable {
             guard fsync(descriptor) == 0 else { throw Self.failure("flushing", temporary) }
             closed = true
             guard close(descriptor) == 0 else { throw Self.failure("closing", temporary) }
-            guard rename(temporary.path, url.path) == 0 else { throw Self.failure("renaming it to", url) }
+            guard rename(temporary.path, file.path) == 0 else { throw Self.failure("renaming it to", file) }
         } catch {
             unlink(temporary.path)
             throw error
@@ -212,18 +304,20 @@ struct EtcdSnapshot: Equatable {
     }
 
     /// Renames the snapshot at `url` out of the way, kept beside it with the time in its name, and reports why
-    /// it is not used and, in `outcome`, what the store does instead.
+    /// it is not used and, in `outcome`, what the store does instead. Through a symbolic link, the file it leads
+    /// to is set aside beside that file, and the link stays.
     static func setAside(_ url: URL, because reason: String, store: String, outcome: String) {
-        let kept = url.deletingLastPathComponent().appendingPathComponent(
-            url.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
-        let moved = rename(url.path, kept.path) == 0
+        let file = (try? endOfLinks(from: url)) ?? url
+        let kept = file.deletingLastPathComponent().appendingPathComponent(
+            file.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
+        let moved = rename(file.path, kept.path) == 0
         let cause = moved ? "" : String(cString: strerror(errno))
         StorableConfig.errorHandler(
             .reloadFailed(
                 store: store,
                 reason: "the snapshot \(url.path) was not used: \(reason); "
                     + (moved
-                        ? "it was set aside as \(kept.lastPathComponent)"
+                        ? "it was set aside as \(file.path == url.path ? kept.lastPathComponent : kept.path)"
                         : "setting it aside failed (\(cause)), so the next snapshot "
                             + "replaces it")
                     + "; \(outcome)"))

@@ -5,12 +5,16 @@ import StorableConfig
 /// when no member answers, and its contents for the writer.
 @available(watchOS, unavailable)
 extension EtcdStorage {
-    /// The snapshot at `url`, if there is one that this store may start from; one that cannot be read, or that
-    /// is of another prefix or other endpoints, is set aside and reported.
+    /// The snapshot at `url`, if there is one that this store may start from; one that cannot be read or trusted,
+    /// or that is of another prefix or other endpoints, is set aside and reported. One that its group may write is
+    /// used and reported.
     func usableSnapshot(at url: URL) -> EtcdSnapshot? {
         let outcome = "the store starts as it does without one"
         do {
-            guard let snapshot = try EtcdSnapshot.read(from: url) else { return nil }
+            var notices: [String] = []
+            let found = try EtcdSnapshot.read(from: url, notices: &notices)
+            for notice in notices { StorableConfig.errorHandler(.reloadFailed(store: description, reason: notice)) }
+            guard let snapshot = found else { return nil }
             if let mismatch = snapshot.mismatch(endpoints: client.endpoints, prefix: prefix) {
                 EtcdSnapshot.setAside(url, because: mismatch, store: description, outcome: outcome)
                 return nil
