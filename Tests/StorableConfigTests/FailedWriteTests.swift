@@ -54,6 +54,31 @@ struct FailedWriteTests {
         token.cancel()
     }
 
+    /// A failed write made from inside another store's call (a notification handler's), where the fresh read of
+    /// its key waits until that call returns: the value is still believed nowhere, and nobody hears of it.
+    @Test func aFailedWriteFromInsideAnotherStoresCallIsNotBelievedWhileItsFreshReadWaits() throws {
+        ReportedErrors.install()
+        let refusing = RefusingStore()
+        refusing.inner.setValue(.string("stored"), forKey: "refusing.RefusingConfig.token")
+        let writer = RefusingConfig(store: refusing)
+        let seen = Locked<[String]>([])
+        let token = writer.$token.observe { value in seen.withLock { $0.append(value) } }
+        refusing.refusing.withLock { $0 = true }
+        let outer = CallbackStore()
+        let handlerConfig = HandlerConfig(store: outer)
+        let readAfterTheFailedWrite = Locked<String?>(nil)
+        outer.afterChange { _ in
+            writer.token = "tried inside"
+            readAfterTheFailedWrite.withLock { $0 = writer.token }
+        }
+        handlerConfig.volume = 1
+        outer.afterChange(nil)
+        #expect(readAfterTheFailedWrite.withLock { $0 } == "stored")
+        #expect(writer.token == "stored")
+        #expect(seen.withLock { $0 }.isEmpty)
+        token.cancel()
+    }
+
     @Test func aStoreThatKeepsFailedWritesShowsTheAssignedValueAsBefore() {
         ReportedErrors.install()
         let store = RefusingStore(keepsFailedWrites: true)

@@ -67,15 +67,43 @@ extension Setting {
         let isSet = stored != nil
         // With layers, an override keeps being read (resolved under the lock, with the version): the assigned
         // value is stored, and is what the other configs on the storage take, for when the override goes away.
-        applyPending(newValue, isSet: isSet, fromStore: isSet)
-        if let version = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue) {
-            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
-        } else {
+        guard !binding.context.isBatching else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
                 apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
             }
+            applyPending(newValue, isSet: isSet, fromStore: isSet)
+            return
         }
+        let number = showWhileWriting(newValue)
+        let (version, discarded) = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue)
+        if !discarded {
+            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
+        }
+        let shown = locked { () -> Value? in
+            guard pendingNumber == number else { return nil }
+            pendingNumber = 0
+            defer { pendingValue = nil }
+            return pendingValue
+        }
+        withExtendedLifetime(shown) {}
+        // A read made during the store call (a view's, under Observation tracking) saw the value that failed.
+        if discarded { binding.observationDidChange() }
+    }
+
+    /// Makes reads give `newValue`, the value of an assignment whose store call is about to start, and returns
+    /// the assignment's number. An assignment that starts meanwhile (another thread's, or a handler's inside the
+    /// store call) shows its own value in turn.
+    private func showWhileWriting(_ newValue: Value) -> UInt64 {
+        lock.lock()
+        lastPendingNumber &+= 1
+        let number = lastPendingNumber
+        let replaced = pendingValue
+        pendingValue = newValue
+        pendingNumber = number
+        lock.unlock()
+        withExtendedLifetime(replaced) {}
+        return number
     }
 
     /// Whether `newValue` may be assigned: it passes the setting's check (otherwise the failure is reported).
@@ -118,16 +146,16 @@ extension Setting {
         apply(newValue, isSet: isSet, version: nil, stored: nil)
     }
 
-    /// Shows a value being written (or assigned inside a batch) at once; the write gives it its version and tells
-    /// the observers, once, of the change from the value they last heard of.
+    /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
+    /// observers, once.
     func applyPending(_ newValue: Value, isSet: Bool, fromStore: Bool = true) {
         let state = observationState()
         let replaced = locked { () -> Value? in
             let current = value
             value = hasLayers ? layeredValueLocked(newValue, fromStore: fromStore).value : newValue
             hasStoredValue = isSet
-            if state.valueBeforePending == nil {
-                state.valueBeforePending = .some(current)
+            if state.valueBeforeBatch == nil {
+                state.valueBeforeBatch = .some(current)
                 return nil
             }
             return current
@@ -159,11 +187,12 @@ extension Setting {
     func apply(
         _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
     ) {
+        // Asked before the setting's lock is taken (it takes the config's): an observer of the config added meanwhile
+        // hears of later changes, as one added a moment later would.
+        let configListening = binding?.context.hasChangeObservers ?? false
         lock.lock()
         // The usual case, with no observer of this setting or its config, no batch state and no layers: no queue.
-        if let binding, let traits, observation == nil, observerCount == 0, !binding.context.hasChangeObservers,
-            !hasLayers
-        {
+        if let binding, let traits, observation == nil, observerCount == 0, !configListening, !hasLayers {
             if let newVersion {
                 guard newVersion >= version else {
                     lock.unlock()
@@ -195,6 +224,8 @@ extension Setting {
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?
+        // Asked before the setting's lock is taken, as in `apply`.
+        let configListening = binding?.context.hasChangeObservers ?? false
         while true {
             lock.lock()
             if let newVersion, newVersion < version {
@@ -209,7 +240,7 @@ extension Setting {
                 withExtendedLifetime(replaced) {}
                 return
             }
-            let listening = observerCount > 0 || binding.context.hasChangeObservers
+            let listening = observerCount > 0 || configListening
             if listening, node == nil, let observation, let spare = observation.spare {
                 // The node the last delivery emptied: moved out and filled under the lock (copies into empty
                 // fields: nothing is allocated or released).
@@ -241,9 +272,9 @@ extension Setting {
             }
             let current = value
             var old = current
-            if let observation, case .some(let before) = observation.valueBeforePending {
+            if let observation, case .some(let before) = observation.valueBeforeBatch {
                 old = before
-                observation.valueBeforePending = nil
+                observation.valueBeforeBatch = nil
             }
             value = shown
             hasStoredValue = isSet

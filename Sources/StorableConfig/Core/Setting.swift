@@ -44,6 +44,13 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     var binding: SettingBinding?
     /// How values of this type are encoded, decoded and compared: made once per type and cached.
     var traits: ValueTraits<Value>?
+    /// The value of this setting's own assignment while its store call runs, which reads give (so that code that
+    /// the store runs inside its call reads it); `nil` otherwise. Observers hear only of `value`.
+    var pendingValue: Value?
+    /// Which assignment `pendingValue` is, by number (0: none), so that only it takes its value away.
+    var pendingNumber: UInt64 = 0
+    /// The number of the last assignment that showed a pending value.
+    var lastPendingNumber: UInt64 = 0
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
@@ -87,7 +94,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     public var wrappedValue: Value {
         get {
             lock.lock()
-            let current = value
+            let current = pendingValue ?? value
             lock.unlock()
             if let binding { binding.recordAccess() }
             return current

@@ -29,9 +29,8 @@ final class ObservationState<Value> {
     var first: PendingChange<Value>?
     var last: PendingChange<Value>?
     var isDelivering = false
-    /// The value the observers last heard of, while a value being written (or assigned in a batch) is shown
-    /// before its write has a version: the change they are told of is measured from it.
-    var valueBeforePending: Value?
+    /// The value before a batch's first assignment, which the batch's change is measured from.
+    var valueBeforeBatch: Value?
 
     /// A delivered node kept for the next change, so that a setting someone observes does not allocate and free
     /// one per change. Moved in and out under the lock (no retain count reaches zero there); its values are

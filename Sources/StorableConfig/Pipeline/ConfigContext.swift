@@ -112,11 +112,12 @@ final class ConfigContext: @unchecked Sendable {
         hub.write(changes, to: store, from: ObjectIdentifier(self))
     }
 
-    /// Writes one change and returns its version; returns `nil`, writing nothing, inside a batch on this
-    /// thread (the caller then hands the change to ``deferToBatch(_:_:)``).
-    func writeOne<Typed: Sendable>(key: String, stored: StoredValue?, typedValue: Typed) -> UInt64? {
-        if isBatching { return nil }
-        return hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
+    /// Writes one change, outside a batch on this thread (inside one, hand it to ``deferToBatch(_:_:)``), and
+    /// returns its version and whether its value must not be believed (see ``StoreHub/writeOne``).
+    func writeOne<Typed: Sendable>(
+        key: String, stored: StoredValue?, typedValue: Typed
+    ) -> (version: UInt64, discarded: Bool) {
+        hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
@@ -128,7 +129,8 @@ final class ConfigContext: @unchecked Sendable {
         }
     }
 
-    private var isBatching: Bool {
+    /// Whether a batch is under way on this thread.
+    var isBatching: Bool {
         batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
     }
 

@@ -262,9 +262,12 @@ final class StoreHub: @unchecked Sendable {
 
     /// ``write(_:to:from:)`` for one change, the path of every assignment outside a batch: no collection of
     /// changes, and the typed value is boxed for the other configs only when there are any.
+    /// - Returns: The write's version, and whether the writer must not believe its value: the store failed and
+    ///   keeps no failed writes (every config then reads the key again, perhaps later, after the locks this
+    ///   thread is inside of).
     func writeOne<Typed: Sendable>(
         key: String, stored: StoredValue?, typedValue: Typed, to store: any ConfigStore, from origin: ObjectIdentifier
-    ) -> UInt64 {
+    ) -> (version: UInt64, discarded: Bool) {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         let call = beginStoreCall(key: key)
@@ -287,7 +290,7 @@ final class StoreHub: @unchecked Sendable {
             StorableConfig.report(writeFailure(key: key, failure))
             if !store.keepsFailedWrites {
                 storageChanged(keys: [storeKey])
-                return version
+                return (version, true)
             }
         }
         if !targets.isEmpty {
@@ -303,7 +306,7 @@ final class StoreHub: @unchecked Sendable {
             }
             storageChanged(keys: [storeKey])
         }
-        return version
+        return (version, false)
     }
 
     /// A store call of several keys under way: the version and alias generation it started from, and the keys

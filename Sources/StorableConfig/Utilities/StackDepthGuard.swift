@@ -19,10 +19,11 @@ enum StackDepthGuard {
 
     /// Whether less than ``reserve`` bytes of stack are left (never, on a platform that does not say).
     ///
-    /// Asked only from ``checkedDepth`` on, at most ``StoredValue/maximumDepth`` times per value, so the
-    /// thread's stack bounds are asked of pthread each time rather than cached.
+    /// Asked for every nested value from ``checkedDepth`` on, so the thread's lowest stack address is asked of
+    /// pthread once per thread (on Linux's main thread glibc reads `/proc/self/maps` for it: about 0.1 ms) and
+    /// kept in a pthread key.
     static var isStackLow: Bool {
-        guard let low = lowestStackAddress() else { return false }
+        guard let low = cachedLowestStackAddress() else { return false }
         // The address of a local of this frame: where the stack is now.
         var marker = 0
         let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
@@ -37,7 +38,29 @@ enum StackDepthGuard {
             + "depth \(depth))."
     }
 
-    /// The lowest address of the calling thread's stack, or `nil` where the platform does not say.
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    /// ``lowestStackAddress()``, from this thread's pthread key after the first time (`1` there: not known).
+    private static func cachedLowestStackAddress() -> UInt? {
+        guard let key else { return lowestStackAddress() }
+        switch UInt(bitPattern: pthread_getspecific(key)) {
+        case 0:
+            let low = lowestStackAddress()
+            pthread_setspecific(key, UnsafeRawPointer(bitPattern: low ?? 1))
+            return low
+        case 1:
+            return nil
+        case let low:
+            return low
+        }
+    }
+
+    /// The lowest address of the calling thread's stack, or `nil` where the platform does not say (and in a
+    /// statically linked program on Linux, where `pthread_getattr_np` cannot be looked up: only the depth
+    /// limit, ``StoredValue/maximumDepth``, then guards the stack).
     private static func lowestStackAddress() -> UInt? {
         #if canImport(Darwin)
             let thread = pthread_self()
