@@ -39,12 +39,7 @@ struct FileWatcherTests {
         func follow(seconds: Double = 20, _ step: () throws -> Void) rethrows -> Bool {
             let before = settled()
             try step()
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if value > before { return true }
-                usleep(5_000)
-            }
-            return false
+            return waitUntil(seconds: seconds) { value > before }
         }
     }
 
@@ -323,11 +318,7 @@ struct FileWatcherTests {
             watcher.stop()
         }
         #if os(Linux)
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, count("/proc/self/fd") > descriptors + 20 || count("/proc/self/task") > threads + 8
-            {
-                usleep(50_000)
-            }
+            _ = waitUntil { count("/proc/self/fd") <= descriptors + 20 && count("/proc/self/task") <= threads + 8 }
             #expect(count("/proc/self/fd") <= descriptors + 20)
             #expect(count("/proc/self/task") <= threads + 8)
         #endif
