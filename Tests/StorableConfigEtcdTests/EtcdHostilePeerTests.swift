@@ -13,10 +13,6 @@ struct EtcdHostilePeerTests {
         "hostile-\(name.prefix { $0 != "(" })-\(UUID().uuidString.prefix(6))/"
     }
 
-    private func waitFor(timeout: TimeInterval = 15, _ condition: () -> Bool) throws {
-        try EtcdStoreTests().waitFor(timeout: timeout, condition)
-    }
-
     // MARK: Stops the process
 
     @Test(arguments: [
@@ -130,7 +126,7 @@ struct EtcdHostilePeerTests {
         let limits = Limits(
             store: try EtcdStore(endpoints: [member.url] + cluster.endpoints, prefix: prefix, timeout: 2))
         try cluster.put(prefix + "etcd.Limits.maxUploadMB", "90")
-        try waitFor(timeout: 20) { limits.maxUploadMB == 90 }
+        try waitFor { limits.maxUploadMB == 90 }
     }
 
     // MARK: Reports success for what was not stored, or gives up too early
