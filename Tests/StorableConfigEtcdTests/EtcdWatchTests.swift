@@ -69,10 +69,10 @@ extension EtcdStoreTests {
             endpoints: cluster.endpoints, prefix: "", credentials: nil, timeout: 2, watchIdleLimit: 4)
         let limits = Limits(store: store)
         try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
-        Thread.sleep(forTimeInterval: 8)
-        let statistics = store.storage.watchStatistics
-        #expect(statistics.watchesOpened == 1)
-        #expect(statistics.progressNotifications >= 3)
+        // Eight notifications a second apart: the watch has lived on them alone for about twice its idle limit,
+        // and would have been opened again had they not counted.
+        try waitFor(timeout: 40) { store.storage.watchStatistics.progressNotifications >= 8 }
+        #expect(store.storage.watchStatistics.watchesOpened == 1)
         try cluster.put("etcd.Limits.maxUploadMB", "75")
         try waitFor { limits.maxUploadMB == 75 }
         #expect(store.storage.watchStatistics.watchesOpened == 1)
@@ -274,7 +274,12 @@ extension EtcdStoreTests {
         _ = try cluster.call("auth/user/revoke", ["name": "guest", "role": "reader"])
         let report = "refused to watch the prefix \"secret/\""
         try waitFor { !EtcdReports.mentioning(report).isEmpty }
-        Thread.sleep(forTimeInterval: 3)
+        // The next refusal, which the watcher meets when it tries again (after EtcdWatcher.refusedDelay): by then
+        // anything it would say of the refusals before has been said.
+        let refused = store.storage.watchStatistics.watchesRefused
+        try waitFor(timeout: EtcdWatcher.refusedDelay + 20) {
+            store.storage.watchStatistics.watchesRefused > refused
+        }
         #expect(EtcdReports.mentioning(report).count == 1)
     }
 }
