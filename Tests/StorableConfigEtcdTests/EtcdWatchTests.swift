@@ -102,7 +102,7 @@ extension EtcdStoreTests {
         try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
         Thread.sleep(forTimeInterval: 65)
         try cluster.put("etcd.Limits.maxUploadMB", "55")
-        try waitFor(timeout: 5) { limits.maxUploadMB == 55 }
+        try waitFor { limits.maxUploadMB == 55 }
         let statistics = store.storage.watchStatistics
         #expect(statistics.watchesOpened == 1)
         #expect(statistics.progressNotifications == 0)
