@@ -177,7 +177,7 @@ import Testing
         #expect(!ReportedErrors.mentioning(directory.url.path).contains { $0.description.contains("\"999\"") })
     }
 
-    @Test func aJSONFileReplacedByARenameReachesObserversWithinASecond() throws {
+    @Test func aJSONFileReplacedByARenameReachesObserversAndTheSameContentIsNoChange() throws {
         let directory = TemporaryDirectory()
         let file = directory.file("config.json")
         try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
