@@ -152,18 +152,18 @@ final class EtcdCluster: @unchecked Sendable {
     func waitUntilHealthy(timeout: TimeInterval = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for member in members where member.process != nil {
-            while true {
-                // Ready when it serves a read (which needs a leader).
-                var problem = ""
+            // Ready when it serves a read (which needs a leader).
+            var problem = ""
+            try waitFor(
+                timeout: max(0, deadline.timeIntervalSinceNow), every: 0.1,
+                failure: "etcd \(member.name) did not become healthy: \(problem)"
+            ) {
                 do {
-                    if try call("kv/range", ["key": "AA=="], at: member.clientURL)["header"] != nil { break }
+                    return try call("kv/range", ["key": "AA=="], at: member.clientURL)["header"] != nil
                 } catch {
                     problem = "\(error)"
+                    return false
                 }
-                if Date() > deadline {
-                    throw EtcdTestError(description: "etcd \(member.name) did not become healthy: \(problem)")
-                }
-                usleep(100_000)
             }
         }
     }

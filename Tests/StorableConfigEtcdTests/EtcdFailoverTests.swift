@@ -39,8 +39,7 @@ extension EtcdStoreTests {
         try cluster.start(leader)
         try cluster.waitUntilHealthy()
         write(10)
-        let deadline = Date().addingTimeInterval(30)
-        while seen.withLock({ $0.last }) != written, Date() < deadline { usleep(10_000) }
+        try waitFor(timeout: 30, failure: "seen: \(seen.withLock { $0 })") { seen.withLock { $0.last } == written }
         #expect(seen.withLock { $0 } == Array(1...written))
         token.cancel()
     }

@@ -127,14 +127,12 @@ struct EtcdRemoteHostTests {
         // The tests' own health check would refuse the certificate too: wait for the port instead.
         let cluster = try EtcdCluster(
             tls: setup, host: namespace.peerAddress, launcher: namespace.launcher, waitingUntilHealthy: false)
-        let deadline = Date().addingTimeInterval(20)
         var store: EtcdStore?
-        while Date() < deadline {
+        try waitFor(every: 0.3, failure: "the last problem: \(store?.connectionProblem ?? "none")") {
             store = try EtcdStore(
                 endpoints: cluster.endpoints, prefix: "remote-tls-\(UUID().uuidString.prefix(4))/",
                 tls: setup.clientTLS, timeout: 2)
-            if store?.connectionProblem?.contains("mismatch") == true { break }
-            Thread.sleep(forTimeInterval: 0.3)
+            return store?.connectionProblem?.contains("mismatch") == true
         }
         let problem = store?.connectionProblem ?? ""
         #expect(problem.contains("IP address mismatch"), "\(problem)")

@@ -76,7 +76,7 @@ extension EtcdStoreTests {
         let hostsToken = server.$hosts.observe { value in seen.withLock { $0.append("hosts \(value)") } }
         try cluster.start(0)
         try cluster.waitUntilHealthy()
-        try waitFor(timeout: 20) { server.maxUploadMB == 120 && server.hosts.isEmpty }
+        try waitFor { server.maxUploadMB == 120 && server.hosts.isEmpty }
         try waitFor { seen.withLock { $0 }.sorted() == ["hosts []", "maxUploadMB 120"] }
         #expect(store.isConnected)
         guard case .cluster = store.source else {
@@ -238,7 +238,7 @@ extension EtcdStoreTests {
         #expect(limits.maxUploadMB == 7)
         try cluster.start(0)
         try cluster.waitUntilHealthy()
-        try waitFor(timeout: 20) { limits.maxUploadMB == 60 && limits.hosts.isEmpty }
+        try waitFor { limits.maxUploadMB == 60 && limits.hosts.isEmpty }
         let reported = EtcdReports.mentioning(path.path)
         #expect(reported.contains { $0.contains("of the cluster 1") && $0.contains("set aside") })
         let kept = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {

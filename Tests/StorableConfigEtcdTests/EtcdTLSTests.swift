@@ -17,10 +17,6 @@ struct EtcdTLSTests {
         return try TestCertificates.shared.get()
     }
 
-    private func waitFor(timeout: TimeInterval = 15, _ condition: () -> Bool) throws {
-        try EtcdStoreTests().waitFor(timeout: timeout, condition)
-    }
-
     @Test(.needsEtcd(and: TestCertificates.unavailable))
     func readsWritesTransactionsAndTheWatchWorkOverHTTPSWithAClientCertificate() throws {
         let certificates = try Self.certificates()

@@ -34,7 +34,7 @@ extension EtcdStoreTests {
         try cluster.start(0, clientPort: original)
         try cluster.waitUntilHealthy()
 
-        try waitFor(timeout: 20) { limits.maxUploadMB == 80 && limits.hosts == [] }
+        try waitFor { limits.maxUploadMB == 80 && limits.hosts == [] }
         #expect(store.storage.watchStatistics.resynchronisations == 1)
         // The differences, delivered as changes: the value it has now, and the deleted key's default.
         try waitFor { seenSizes.withLock { $0.last } == 80 && seenHosts.withLock { $0.last } == [] }
@@ -69,10 +69,10 @@ extension EtcdStoreTests {
             endpoints: cluster.endpoints, prefix: "", credentials: nil, timeout: 2, watchIdleLimit: 4)
         let limits = Limits(store: store)
         try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
-        Thread.sleep(forTimeInterval: 8)
-        let statistics = store.storage.watchStatistics
-        #expect(statistics.watchesOpened == 1)
-        #expect(statistics.progressNotifications >= 3)
+        // Eight notifications a second apart: the watch has lived on them alone for about twice its idle limit,
+        // and would have been opened again had they not counted.
+        try waitFor(timeout: 40) { store.storage.watchStatistics.progressNotifications >= 8 }
+        #expect(store.storage.watchStatistics.watchesOpened == 1)
         try cluster.put("etcd.Limits.maxUploadMB", "75")
         try waitFor { limits.maxUploadMB == 75 }
         #expect(store.storage.watchStatistics.watchesOpened == 1)
@@ -102,7 +102,7 @@ extension EtcdStoreTests {
         try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
         Thread.sleep(forTimeInterval: 65)
         try cluster.put("etcd.Limits.maxUploadMB", "55")
-        try waitFor(timeout: 5) { limits.maxUploadMB == 55 }
+        try waitFor { limits.maxUploadMB == 55 }
         let statistics = store.storage.watchStatistics
         #expect(statistics.watchesOpened == 1)
         #expect(statistics.progressNotifications == 0)
@@ -215,16 +215,6 @@ extension EtcdCluster {
 }
 
 extension EtcdStoreTests {
-    func waitFor(timeout: TimeInterval = 10, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { throw EtcdTestError(description: "timed out") }
-            usleep(5_000)
-        }
-    }
-}
-
-extension EtcdStoreTests {
     @Test(.needsEtcd) func aWatchOpenedWithAnExpiredTokenAuthenticatesAgain() throws {
         // etcd forgets a token unused for --auth-token-ttl seconds; a quiet watch uses its token only when it
         // opens. Here tokens live 1 s, and the watch is opened again after 4 quiet seconds.
@@ -235,7 +225,7 @@ extension EtcdStoreTests {
             timeout: 2, watchIdleLimit: 4)
         let limits = Limits(store: store)
         try waitFor { store.storage.watchStatistics.watchesOpened == 1 }
-        try waitFor(timeout: 20) { store.storage.watchStatistics.watchesOpened >= 2 }
+        try waitFor { store.storage.watchStatistics.watchesOpened >= 2 }
         // The first watch opened after the token expired was refused, and the next one authenticated again.
         #expect(store.storage.watchStatistics.watchesRefused >= 1)
         // It sees an outside put, before any write could have renewed the token.
@@ -284,7 +274,12 @@ extension EtcdStoreTests {
         _ = try cluster.call("auth/user/revoke", ["name": "guest", "role": "reader"])
         let report = "refused to watch the prefix \"secret/\""
         try waitFor { !EtcdReports.mentioning(report).isEmpty }
-        Thread.sleep(forTimeInterval: 3)
+        // The next refusal, which the watcher meets when it tries again (after EtcdWatcher.refusedDelay): by then
+        // anything it would say of the refusals before has been said.
+        let refused = store.storage.watchStatistics.watchesRefused
+        try waitFor(timeout: EtcdWatcher.refusedDelay + 20) {
+            store.storage.watchStatistics.watchesRefused > refused
+        }
         #expect(EtcdReports.mentioning(report).count == 1)
     }
 }

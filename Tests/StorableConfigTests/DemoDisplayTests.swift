@@ -80,9 +80,16 @@ struct DemoDisplayTests {
         let waiting = String(
             decoding: readUntil(output.fileHandleForReading, contains: "waiting", timeout: 20), as: UTF8.self)
         #expect(waiting.contains("waiting for the directory \(directory.path) to be created"))
-        usleep(500_000)
         #expect(try home.contents().isEmpty)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Made one level at a time, which fails if `watch` made either; then `watch` says that it watches, which
+        // it does only once it has found the directory: by then anything it made while waiting would be there.
+        try FileManager.default.createDirectory(
+            at: directory.deletingLastPathComponent(), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let watching = String(
+            decoding: readUntil(output.fileHandleForReading, contains: "watching", timeout: 20), as: UTF8.self)
+        #expect(watching.contains("watching"))
+        #expect(try home.contents() == ["new", "new/dir"])
         #expect(try home.run("set", "app.userName", "w", "--store", file).status == 0)
         let seen = String(
             decoding: readUntil(output.fileHandleForReading, contains: "app.userName", timeout: 20), as: UTF8.self)

@@ -326,34 +326,34 @@ struct DemoTests {
         }
         var seen = String(
             decoding: readUntil(output.fileHandleForReading, contains: "watching", timeout: 20), as: UTF8.self)
-        func waitFor(_ line: String) {
-            seen += String(decoding: readUntil(output.fileHandleForReading, contains: line, timeout: 10), as: UTF8.self)
+        func readThrough(_ line: String) {
+            seen += String(decoding: readUntil(output.fileHandleForReading, contains: line, timeout: 20), as: UTF8.self)
         }
         // An editor that writes the file in place.
         try writeInPlace(contents("edited"))
-        waitFor(#""before" → "edited""#)
+        readThrough(#""before" → "edited""#)
         // A program that writes a new file and renames it over the old one.
         let other = home.directory.file("other.json")
         try contents("renamed over").write(to: other)
         try #require(rename(other.path, url.path) == 0)
-        waitFor(#""edited" → "renamed over""#)
+        readThrough(#""edited" → "renamed over""#)
         // Moved away, and back.
         let aside = home.directory.file("aside.json")
         try #require(rename(url.path, aside.path) == 0)
-        waitFor(#""renamed over" → """#)
+        readThrough(#""renamed over" → """#)
         try #require(rename(aside.path, url.path) == 0)
-        waitFor(#""" → "renamed over""#)
+        readThrough(#""" → "renamed over""#)
         // Deleted, and written again.
         try FileManager.default.removeItem(at: url)
-        waitFor(#""renamed over" → """#)
+        readThrough(#""renamed over" → """#)
         try contents("recreated").write(to: url)
-        waitFor(#""" → "recreated""#)
+        readThrough(#""" → "recreated""#)
         // Emptied and closed (`: > settings.json`), then written a moment later: the empty file is not read as
         // a file without settings.
         try writeInPlace(Data())
         usleep(300_000)
         try writeInPlace(contents("after truncation"))
-        waitFor(#""recreated" → "after truncation""#)
+        readThrough(#""recreated" → "after truncation""#)
         let changes = seen.split(separator: "\n").filter { $0.hasPrefix("app.userName: ") }
         #expect(
             changes == [

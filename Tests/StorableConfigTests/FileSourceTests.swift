@@ -177,7 +177,7 @@ import Testing
         #expect(!ReportedErrors.mentioning(directory.url.path).contains { $0.description.contains("\"999\"") })
     }
 
-    @Test func aJSONFileReplacedByARenameReachesObserversWithinASecond() throws {
+    @Test func aJSONFileReplacedByARenameReachesObserversAndTheSameContentIsNoChange() throws {
         let directory = TemporaryDirectory()
         let file = directory.file("config.json")
         try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
@@ -223,15 +223,19 @@ import Testing
         StorableConfig.reloadSources()
         StorableConfig.reloadSources()
         #expect(config.limit == 50)
-        func hidden() -> [StorableConfigError] {
+        func hidden(_ key: String) -> Int {
             ReportedErrors.mentioning(directory.url.path).filter {
-                if case .sourceValueHidden = $0 { return true }
+                if case .sourceValueHidden(let hiddenKey, _, _) = $0 { return hiddenKey == key }
                 return false
-            }
+            }.count
         }
-        #expect(waitUntil { hidden().count == 1 })
-        usleep(200_000)
-        #expect(hidden().count == 1, "said once")
+        #expect(waitUntil { hidden(config.$limit.key) == 1 })
+        // A later change to the directory, hidden the same way, reaches the config through the same watcher after
+        // the first: once it is said, whatever the watcher made of the first change has been said too.
+        config.port = 1000
+        try "81".write(to: directory.file("SERVER_CONFIG_PORT"), atomically: true, encoding: .utf8)
+        #expect(waitUntil { hidden(config.$port.key) == 1 })
+        #expect(hidden(config.$limit.key) == 1, "said once")
         #expect(config.$limit.hiddenSourceValue?.valueText == "2")
         config.$limit.reset()
         #expect(config.limit == 2)
@@ -248,17 +252,6 @@ import Testing
         let later = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
         #expect(later.nickname == nil, "nil is stored, not a removal that would bring the file's value back")
     }
-}
-
-/// Polls `condition` for up to 20 seconds: the behaviour promised is within a second, but CI's machine is shared and
-/// loaded, and what is tested here is that the change arrives, not how fast (the benchmark measures that).
-func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 final class ServerConfig: StorableConfig, @unchecked Sendable {
@@ -348,9 +341,12 @@ final class KubeletVolume: @unchecked Sendable {  // updated by one thread at a 
         // A key taken out of the ConfigMap: the setting reads its default again.
         try volume.update(["SERVER_CONFIG_PORT": "9090\n", "SERVER_CONFIG_HOST": "a"])
         #expect(waitUntil { config.limit == 10 })
-        usleep(300_000)
-        #expect(ports.withLock { $0 } == [9090], "told once, for the one change")
-        #expect(hosts.withLock { $0 }.isEmpty, "an unchanged value is not a change")
+        // A later swap that changes both: observers are told in order, setting by setting, so once they hear of
+        // it, anything the swaps before could have told them has been told.
+        try volume.update(["SERVER_CONFIG_PORT": "9091\n", "SERVER_CONFIG_HOST": "b"])
+        #expect(waitUntil { ports.withLock { $0.last } == 9091 && hosts.withLock { $0.last } == "b" })
+        #expect(ports.withLock { $0 } == [9090, 9091], "told once for each change")
+        #expect(hosts.withLock { $0 } == ["b"], "an unchanged value is not a change")
     }
 
     @Test func aSingleFileThatChangesOnlyThroughTheDataLinkIsSeen() throws {
@@ -433,7 +429,7 @@ final class KubeletVolume: @unchecked Sendable {  // updated by one thread at a 
         }
         let last = ServerConfig(store: store, sources: sources)
         let token = last.$port.observe { _ in }
-        #expect(waitUntil { last.port == 21 })
+        #expect(await waitUntil { last.port == 21 })
         token.cancel()
     }
 }

@@ -39,12 +39,7 @@ struct FileWatcherTests {
         func follow(seconds: Double = 20, _ step: () throws -> Void) rethrows -> Bool {
             let before = settled()
             try step()
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if value > before { return true }
-                usleep(5_000)
-            }
-            return false
+            return waitUntil(seconds: seconds) { value > before }
         }
     }
 
@@ -283,8 +278,7 @@ struct FileWatcherTests {
         #expect(try calls.follow { try Data("1".utf8).write(to: file) })
         watcher.stop()
         let stopped = calls.value
-        try Self.replaceByRename(file, "2")
-        usleep(300_000)
+        try Self.change(file, polling: polling) { try Self.replaceByRename(file, "2") }
         #expect(calls.value == stopped)
     }
 
@@ -300,10 +294,20 @@ struct FileWatcherTests {
         }
         holder.withLock { $0 = watcher }
         #expect(try calls.follow { try Data("1".utf8).write(to: file) })
-        try Self.replaceByRename(file, "2")
-        usleep(300_000)
+        try Self.change(file, polling: polling) { try Self.replaceByRename(file, "2") }
         #expect(calls.value == 1)
         watcher.stop()  // from another thread after the watching ended: returns at once
+    }
+
+    /// Makes `change`, which a stopped watcher must not report, then a later change, each followed by a watcher of
+    /// the same file that runs meanwhile: once that one has reported the later change, a watcher that was still
+    /// running would have reported the first. (A stopped watcher has no later call of its own to wait for.)
+    static func change(_ file: URL, polling: Bool, whileAnotherWatches step: () throws -> Void) throws {
+        let witness = Calls()
+        let other = try watch(file, polling: polling, witness)
+        defer { other.stop() }
+        #expect(try witness.follow(step), "the change was not seen")
+        #expect(try witness.follow { try replaceByRename(file, "later") }, "the later change was not seen")
     }
 
     /// Every watcher's thread, pipe and inotify descriptor is gone once `stop()` returns (allowing for the
@@ -323,11 +327,7 @@ struct FileWatcherTests {
             watcher.stop()
         }
         #if os(Linux)
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, count("/proc/self/fd") > descriptors + 20 || count("/proc/self/task") > threads + 8
-            {
-                usleep(50_000)
-            }
+            _ = waitUntil { count("/proc/self/fd") <= descriptors + 20 && count("/proc/self/task") <= threads + 8 }
             #expect(count("/proc/self/fd") <= descriptors + 20)
             #expect(count("/proc/self/task") <= threads + 8)
         #endif

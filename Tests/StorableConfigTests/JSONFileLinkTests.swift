@@ -182,16 +182,16 @@ struct JSONFileLinkTests {
         // Another program replaces the target by renaming over it, in the target's own directory.
         let key = config.$userName.key
         try Data(#"{"\#(key)": "edited at the target"}"#.utf8).write(to: layout.target, options: .atomic)
-        #expect(await eventually { config.userName == "edited at the target" })
+        #expect(await waitUntil { config.userName == "edited at the target" })
         // And the link pointed at another file is seen too.
         let other = layout.real.appendingPathComponent("other.json")
         try Data(#"{"\#(key)": "another target"}"#.utf8).write(to: other)
         let newLink = layout.directory.file("middle.json.new")
         try layout.makeLink(newLink, to: "real/other.json")
         #expect(rename(newLink.path, middle.path) == 0)
-        #expect(await eventually { config.userName == "another target" })
+        #expect(await waitUntil { config.userName == "another target" })
         try Data(#"{"\#(key)": "edited at the other target"}"#.utf8).write(to: other, options: .atomic)
-        #expect(await eventually { config.userName == "edited at the other target" })
+        #expect(await waitUntil { config.userName == "edited at the other target" })
     }
 }
 
@@ -221,6 +221,6 @@ extension JSONFileLinkTests {
         try layout.makeLink(volume.appendingPathComponent("..data_tmp"), to: "..2026_11_25_02")
         #expect(
             rename(volume.appendingPathComponent("..data_tmp").path, volume.appendingPathComponent("..data").path) == 0)
-        #expect(await eventually { config.userName == "second version" })
+        #expect(await waitUntil { config.userName == "second version" })
     }
 }

@@ -17,15 +17,6 @@ final class Recorder<Element: Sendable>: Sendable {
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 }
 
-/// Waits, without timing anything, until `condition` holds or about ten seconds have passed.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 10_000_000)
-    }
-    return condition()
-}
-
 /// A deadlock fails a test here after five minutes, not one: in CI's full run on two cores, async tests wait up to
 /// two minutes for the shared pool (one went past a one-minute limit that way, with nothing wrong).
 @Suite(.timeLimit(.minutes(5)))
@@ -230,7 +221,7 @@ struct ObservationTests {
         config.b = 2
         #expect(config.b == 2)
         release.signal()
-        #expect(await eventually { slowWriter.isFinished })
+        #expect(await waitUntil { slowWriter.isFinished })
         withExtendedLifetime(token) {}
     }
 
@@ -343,7 +334,7 @@ struct ObservationTests {
         try await Task.sleep(nanoseconds: 50_000_000)
         try handle.write(contentsOf: Data(#""edited in place"}"#.utf8))
         try handle.close()
-        #expect(await eventually { config.userName == "edited in place" })
+        #expect(await waitUntil { config.userName == "edited in place" })
         let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(!siblings.contains { $0.contains("corrupt") })
         store.stopWatching()
@@ -380,7 +371,7 @@ struct ObservationTests {
         let token = config.$userName.observe { seen.append($0) }
         let child = try runProduct("storable-config-stress", ["set", url.path, config.$userName.key, "watched"])
         #expect(child.status == 0, "\(child.errorOutput)")
-        #expect(await eventually { seen.elements == ["watched"] })
+        #expect(await waitUntil { seen.elements == ["watched"] })
         #expect(config.userName == "watched")
         store.stopWatching()
         #expect(!store.isWatching)

@@ -56,18 +56,6 @@ final class HandlerConfig: StorableConfig, @unchecked Sendable {
     @Setting var lastChange = ""
 }
 
-/// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not returned
-/// within `seconds`.
-func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        body()
-        done.signal()
-    }
-    thread.start()
-    return done.wait(timeout: .now() + seconds) == .success
-}
-
 /// No lock of the library is held while it calls a store: code that a store runs inside a write may write,
 /// read or reload settings, on the same thread or by waiting for another.
 @Suite(.serialized)
@@ -79,7 +67,7 @@ struct ReentrantStoreTests {
         store.afterChange { key in
             if key == config.$volume.key { config.lastChange = "volume" }
         }
-        #expect(finishes(within: 20) { config.volume = 3 }, "a write from inside the store's write hung")
+        #expect(finishes { config.volume = 3 }, "a write from inside the store's write hung")
         store.afterChange(nil)
         #expect(config.volume == 3)
         #expect(config.lastChange == "volume")
@@ -98,7 +86,7 @@ struct ReentrantStoreTests {
                 config.volume = 10
             }
         }
-        #expect(finishes(within: 20) { config.volume = 50 }, "a write from inside the store's write hung")
+        #expect(finishes { config.volume = 50 }, "a write from inside the store's write hung")
         store.afterChange(nil)
         #expect(try store.value(forKey: config.$volume.key) == .int(10))
         #expect(config.volume == 10)
@@ -118,7 +106,7 @@ struct ReentrantStoreTests {
             }.start()
             written.wait()
         }
-        #expect(finishes(within: 20) { config.volume = 4 }, "waiting for another thread's write hung")
+        #expect(finishes { config.volume = 4 }, "waiting for another thread's write hung")
         store.afterChange(nil)
         #expect(config.lastChange == "from another thread")
         #expect(config.volume == 4)
@@ -128,7 +116,7 @@ struct ReentrantStoreTests {
         let store = CallbackStore()
         let config = HandlerConfig(store: store)
         store.afterChange { _ in try? config.reload() }
-        #expect(finishes(within: 20) { config.volume = 8 }, "a reload from inside the store's write hung")
+        #expect(finishes { config.volume = 8 }, "a reload from inside the store's write hung")
         store.afterChange(nil)
         #expect(config.volume == 8)
     }
@@ -152,7 +140,7 @@ struct ReentrantStoreTests {
             if count == 1 { config.lastChange = "noticed" }
         }
         defer { NotificationCenter.default.removeObserver(token) }
-        #expect(finishes(within: 20) { config.volume = 5 }, "a didChangeNotification handler's write hung")
+        #expect(finishes { config.volume = 5 }, "a didChangeNotification handler's write hung")
         #expect(config.volume == 5)
         #expect(config.lastChange == "noticed")
         #expect(defaults.string(forKey: config.$lastChange.key) == "noticed")
@@ -174,7 +162,7 @@ struct ReentrantStoreTests {
             if config.mirror != config.count { config.mirror = config.count }
         }
         defer { NotificationCenter.default.removeObserver(token) }
-        #expect(finishes(within: 20) { config.count = 5 }, "a didChangeNotification handler's write hung")
+        #expect(finishes { config.count = 5 }, "a didChangeNotification handler's write hung")
         #expect(config.mirror == 5)
         #expect(defaults.integer(forKey: config.$mirror.key) == 5)
     }
@@ -198,7 +186,7 @@ struct ReentrantStoreTests {
             done.wait()
             inside.withLock { $0 = (config.volume, read.withLock { $0 }, heard.withLock { $0 }) }
         }
-        #expect(finishes(within: 20) { config.volume = 7 }, "the write hung")
+        #expect(finishes { config.volume = 7 }, "the write hung")
         store.afterChange(nil)
         let during = try #require(inside.withLock { $0 })
         #expect(during.sameThread == 7)

@@ -103,7 +103,7 @@ struct UserDefaultsOutsideChangeTests {
             }
             outside.start()
             for round in 0..<200 { config.volume = round }
-            while !outside.isFinished { usleep(1_000) }
+            try #require(waitUntil { outside.isFinished }, "the outside writer hung")
             #expect(config.lastChange == defaults.string(forKey: key))
             #expect(config.volume == 199)
         }

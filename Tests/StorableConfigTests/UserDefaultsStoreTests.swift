@@ -152,7 +152,7 @@ struct UserDefaultsStoreTests {
             let config = AppConfig(store: try #require(UserDefaultsStore(suiteName: suite)))
             config.userName = "soon on disk"
             #expect(
-                await eventually { (try? String(contentsOf: url, encoding: .utf8))?.contains("soon on disk") == true })
+                await waitUntil { (try? String(contentsOf: url, encoding: .utf8))?.contains("soon on disk") == true })
         }
     #endif
 
