@@ -39,17 +39,22 @@ struct FaultInjectionTests {
             // A file-size limit makes write(2) fail with EFBIG past it, as a full disk fails with ENOSPC.
             signal(SIGXFSZ, SIG_IGN)
             let directory = FaultInjectionTests.sharedDirectory("full", parent: getppid())
-            try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            ExitTestChild.attempt(5, "creating \(directory.path)") {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
             let url = directory.appendingPathComponent("settings.json")
-            let config = FaultConfig(store: try! JSONFileStore(url: url))
+            let config = FaultConfig(
+                store: ExitTestChild.attempt(6, "opening \(url.path)") { try JSONFileStore(url: url) })
             config.note = "small"
-            let before = try! Data(contentsOf: url)
+            let before = ExitTestChild.attempt(7, "reading \(url.path)") { try Data(contentsOf: url) }
             var limit = rlimit(rlim_cur: 4096, rlim_max: rlim_t.max)
             setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
             let big = String(repeating: "x", count: 10_000)
             config.note = big
             guard config.note == big, (try? Data(contentsOf: url)) == before else { exit(1) }
-            let leftovers = try! FileManager.default.contentsOfDirectory(atPath: directory.path)
+            let leftovers = ExitTestChild.attempt(8, "listing \(directory.path)") {
+                try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            }
             guard !leftovers.contains(where: { $0.hasSuffix(".tmp") }) else { exit(2) }
             exit(0)
         }
@@ -60,19 +65,22 @@ struct FaultInjectionTests {
         #expect(message.contains("File too large"))
     }
 
-    @Test func anUnwritableDirectoryFailsTheWriteNamingThePathAndLosesNothing() async {
+    @Test(.nobodyCanEnterTheTemporaryDirectory) func anUnwritableDirectoryFailsTheWriteNamingThePathAndLosesNothing()
+        async
+    {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let directory = FaultInjectionTests.sharedDirectory("unwritable", parent: getppid())
             let locked = directory.appendingPathComponent("locked")
-            try! FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
-            chmod(locked.path, 0o555)
-            // Root ignores permissions; become nobody to be refused like any user.
-            if getuid() == 0 {
-                chmod(directory.path, 0o755)
-                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
+            ExitTestChild.attempt(5, "creating \(locked.path)") {
+                try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
             }
+            chmod(locked.path, 0o555)
+            chmod(directory.path, 0o755)
+            // Root ignores permissions; become nobody to be refused like any user.
+            UserNobody.becomeIfRoot()
             let url = locked.appendingPathComponent("settings.json")
-            let config = FaultConfig(store: try! JSONFileStore(url: url))
+            let config = FaultConfig(
+                store: ExitTestChild.attempt(6, "opening \(url.path)") { try JSONFileStore(url: url) })
             config.note = "kept in memory"
             guard config.note == "kept in memory", !FileManager.default.fileExists(atPath: url.path) else { exit(1) }
             exit(0)
@@ -86,7 +94,9 @@ struct FaultInjectionTests {
         #expect(message.contains("Permission denied"))
     }
 
-    @Test func anUnreadableFileIsAnErrorNamingThePathAndIsLeftAsItIs() async throws {
+    @Test(.nobodyCanEnterTheTemporaryDirectory) func anUnreadableFileIsAnErrorNamingThePathAndIsLeftAsItIs()
+        async throws
+    {
         let directory = Self.sharedDirectory("unreadable", parent: getpid())
         let url = directory.appendingPathComponent("settings.json")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -98,9 +108,7 @@ struct FaultInjectionTests {
         chmod(directory.path, 0o777)
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             // Root reads any file; become nobody to be refused like any user.
-            if getuid() == 0 {
-                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
-            }
+            UserNobody.becomeIfRoot()
             let url = FaultInjectionTests.sharedDirectory("unreadable", parent: getppid())
                 .appendingPathComponent("settings.json")
             do {
@@ -125,7 +133,8 @@ struct FaultInjectionTests {
     /// iOS data protection: before the first unlock a background launch cannot open a protected file (EPERM), as
     /// a process here cannot open a file of mode 000. A store already open must take that for an error, reported,
     /// and read the file again once it opens, never for an empty file that its next write would replace.
-    @Test func aFileThatCannotBeOpenedForAWhileIsReportedNotReplacedAndReadOnceItOpens() async throws {
+    @Test(.nobodyCanEnterTheTemporaryDirectory)
+    func aFileThatCannotBeOpenedForAWhileIsReportedNotReplacedAndReadOnceItOpens() async throws {
         let directory = Self.sharedDirectory("protected", parent: getpid())
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -133,17 +142,16 @@ struct FaultInjectionTests {
         chmod(directory.path, 0o777)
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             // Root opens any file; become nobody to be refused like any user.
-            if getuid() == 0 {
-                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
-            }
+            UserNobody.becomeIfRoot()
             let directory = FaultInjectionTests.sharedDirectory("protected", parent: getppid())
             let url = directory.appendingPathComponent("settings.json")
-            let config = FullDiskConfig(store: try! JSONFileStore(url: url))
+            let config = FullDiskConfig(
+                store: ExitTestChild.attempt(12, "opening \(url.path)") { try JSONFileStore(url: url) })
             config.note = "before"
             // Another process replaces the file, and it cannot be opened (the device locked, say).
             let outside = Data(#"{"fulldisk.FullDiskConfig.note": "before", "fulldisk.FullDiskConfig.count": 7}"#.utf8)
             let staged = directory.appendingPathComponent("staged.json")
-            try! outside.write(to: staged)
+            ExitTestChild.attempt(13, "writing \(staged.path)") { try outside.write(to: staged) }
             chmod(staged.path, 0)
             guard rename(staged.path, url.path) == 0 else { exit(4) }
             // A reload fails and keeps the values; a write fails, is kept in memory, and replaces nothing.

@@ -191,7 +191,7 @@ struct StoredValuesTests {
                 let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "StorableConfigTests-blocker-\(getpid())")
                 defer { try? FileManager.default.removeItem(at: blocker) }
-                try! Data("file".utf8).write(to: blocker)
+                ExitTestChild.attempt(2, "writing \(blocker.path)") { try Data("file".utf8).write(to: blocker) }
                 setenv("XDG_CONFIG_HOME", blocker.path, 1)
                 let config = PlainConfig()
                 config.count = 5
