@@ -296,6 +296,18 @@ struct JSONFileStoreTests {
         #expect(try jsonObject(at: url)["k"] as? Int == 2)
     }
 
+    /// A namespace names the settings file's directory: `..` would put the file beside the configuration
+    /// directory, `a/b` would make directories.
+    @Test(arguments: ["..", ".", "a/b", "", "/etc", "../x", "a\u{0}b"])
+    func aNamespaceThatIsNotOnePathComponentIsRefusedNamingIt(namespace: String) {
+        #expect {
+            try JSONFileStore(namespace: namespace)
+        } throws: { error in
+            guard case .fileUnusable(_, let reason) = error as? StorableConfigError else { return false }
+            return reason.contains("the namespace \"\(namespace)\"") && reason.contains("not a single path component")
+        }
+    }
+
     @Test func anErrorHandlerThatWritesASettingDoesNotDeadlock() async {
         await #expect(processExitsWith: .success) {
             alarm(20)  // a deadlock ends the child with SIGALRM instead of hanging the tests

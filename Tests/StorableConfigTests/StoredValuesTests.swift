@@ -203,6 +203,26 @@ struct StoredValuesTests {
         #endif
     }
 
+    @Test func aDefaultNamespaceThatIsNotOnePathComponentFallsBackToMemoryAndIsReported() async throws {
+        #if !canImport(Darwin)
+            let base = TemporaryDirectory()
+            let configHome = base.file("config").path
+            let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                [configHome = configHome as String] in
+                setenv("XDG_CONFIG_HOME", configHome, 1)
+                StorableConfig.defaultNamespace = ".."
+                let config = PlainConfig()
+                config.count = 5
+                guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
+                exit(0)
+            }
+            let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(message.contains("the namespace \"..\""), "\(message)")
+            // Not $XDG_CONFIG_HOME/../settings.json, nor anything else.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: base.url.path) == [])
+        #endif
+    }
+
     @Test func parameterlessInitUsesTheReplaceableDefaultStore() {
         // The only test that touches the process-wide default store.
         let store = InMemoryStore()

@@ -57,14 +57,29 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     }
 
     /// Opens the settings file at the platform's place for `namespace`: see ``defaultURL(namespace:)``.
-    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does, and for a namespace
+    ///   that is not a single path component (empty, `.`, `..`, or holding a `/`), which would put the file
+    ///   somewhere else than in a directory of its own under the configuration directory.
     public convenience init(namespace: String) throws {
-        try self.init(url: JSONFileStore.defaultURL(namespace: namespace))
+        let url = JSONFileStore.defaultURL(namespace: namespace)
+        guard !namespace.isEmpty, namespace != ".", namespace != "..", !namespace.contains("/"),
+            !namespace.contains("\0")
+        else {
+            throw StorableConfigError.fileUnusable(
+                path: url.path,
+                reason: "the namespace \"\(namespace)\" names its directory, and is not a single path component "
+                    + "(a name without '/', other than '.' and '..'); set StorableConfig.defaultNamespace to one, "
+                    + "such as com.example.app")
+        }
+        try self.init(url: url)
     }
 
     /// Where settings files live on this platform: `$XDG_CONFIG_HOME/<namespace>/settings.json`, or
     /// `~/.config/<namespace>/settings.json` when `XDG_CONFIG_HOME` is not set, on Linux; Application
     /// Support on Apple platforms.
+    ///
+    /// The namespace is used as a path component as it is: ``init(namespace:)`` refuses one that is not a single
+    /// path component (`..`, `a/b`).
     public static func defaultURL(namespace: String) -> URL {
         #if canImport(Darwin)
             let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
