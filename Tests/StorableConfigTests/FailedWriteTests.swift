@@ -35,6 +35,36 @@ struct FailedWriteTests {
         otherToken.cancel()
     }
 
+    /// A full disk under busy writers: one report per key until a write succeeds, not one per attempt (four
+    /// writers made 4,807 reports in three seconds).
+    @Test func aFailingStoreIsReportedOncePerKeyUntilAWriteSucceeds() {
+        ReportedErrors.install()
+        let store = RefusingStore(keepsFailedWrites: true)
+        let config = BusyWriterConfig(store: store)
+        func reports(_ key: String) -> Int { ReportedErrors.mentioning("'\(key)'").count }
+        store.refusing.withLock { $0 = true }
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for round in 0..<250 {
+                if writer.isMultiple(of: 2) { config.count = round } else { config.note = "\(round)" }
+            }
+        }
+        config.batch {
+            config.count = -1
+            config.note = "in a batch"
+        }
+        #expect(reports(config.$count.key) == 1)
+        #expect(reports(config.$note.key) == 1)
+        #expect(config.count == -1, "each assignment is still read")
+        // A write succeeds; the next failure of each key is reported again.
+        store.refusing.withLock { $0 = false }
+        config.count = 7
+        store.refusing.withLock { $0 = true }
+        config.count = 8
+        config.note = "again"
+        #expect(reports(config.$count.key) == 2)
+        #expect(reports(config.$note.key) == 2)
+    }
+
     @Test func aStoreThatKeepsFailedWritesShowsTheAssignedValueAsBefore() {
         ReportedErrors.install()
         let store = RefusingStore(keepsFailedWrites: true)
@@ -47,6 +77,12 @@ struct FailedWriteTests {
         #expect(InMemoryStore().keepsFailedWrites)
         #expect(FailingStore().keepsFailedWrites)
     }
+}
+
+final class BusyWriterConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "busywriters" }
+    @Setting var count = 0
+    @Setting var note = ""
 }
 
 final class RefusingConfig: StorableConfig, @unchecked Sendable {

@@ -215,6 +215,8 @@ struct FaultInjectionTests {
             try #require(fillError == ENOSPC, "filling the tmpfs ended with \(String(cString: strerror(fillError)))")
 
             let big = String(repeating: "x", count: 16 * 1024)
+            config.note = String(repeating: "y", count: 16 * 1024)
+            // A second failed write of the key: one report per key until a write succeeds, not one per write.
             config.note = big
             #expect(config.note == big)
             let reported = ReportedErrors.mentioning("'fulldisk.FullDiskConfig.note'")

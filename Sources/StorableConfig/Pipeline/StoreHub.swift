@@ -27,6 +27,9 @@ final class StoreHub: @unchecked Sendable {
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
         var aliases = KeyAliases()
+        /// Keys whose failed write was reported since the storage last took a write: a full disk under busy
+        /// writers is one report per key, not one per attempt (thousands a second).
+        var failingKeys: Set<String> = []
     }
 
     /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
@@ -70,6 +73,9 @@ final class StoreHub: @unchecked Sendable {
 
     /// Whether any alias exists, read without the lock on every write and load (set once, never cleared).
     private let hasAliasesFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    /// Whether `failingKeys` holds any key (1) or not (0), read without the lock on every write that succeeds;
+    /// changed only under the lock, with the set.
+    private let hasFailingKeysFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
     private struct WeakHub {
         weak var hub: StoreHub?
@@ -80,10 +86,12 @@ final class StoreHub: @unchecked Sendable {
     private init(identity: AnyObject) {
         self.identity = identity
         hasAliasesFlag.initialize(to: 0)
+        hasFailingKeysFlag.initialize(to: 0)
     }
 
     deinit {
         hasAliasesFlag.deallocate()
+        hasFailingKeysFlag.deallocate()
     }
 
     private var hasAliases: Bool { storable_config_atomic_load(hasAliasesFlag) != 0 }
@@ -197,13 +205,13 @@ final class StoreHub: @unchecked Sendable {
                 from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            for change in changes {
-                StorableConfig.report(writeFailure(key: change.key, failure))
-            }
+            report(failure, keys: changes.map(\.key))
             if !store.keepsFailedWrites {
                 storageChanged(keys: Set(call.storeKeys))
                 return version
             }
+        } else {
+            writeSucceeded()
         }
         for target in targets {
             for (change, key) in zip(changes, call.storeKeys) where !change.isEarlierKey || !isAliased(key) {
@@ -240,11 +248,13 @@ final class StoreHub: @unchecked Sendable {
                 from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            StorableConfig.report(writeFailure(key: key, failure))
+            report(failure, keys: [key])
             if !store.keepsFailedWrites {
                 storageChanged(keys: [storeKey])
                 return version
             }
+        } else {
+            writeSucceeded()
         }
         if !targets.isEmpty {
             let typed: any Sendable = typedValue
@@ -497,7 +507,9 @@ final class StoreHub: @unchecked Sendable {
                 from: origin, startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            for key in keys { StorableConfig.report(writeFailure(key: key, failure)) }
+            report(failure, keys: keys)
+        } else {
+            writeSucceeded()
         }
         let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
         for target in targets {
@@ -518,6 +530,33 @@ final class StoreHub: @unchecked Sendable {
         let result = try update(
             keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
         return (result.version, result.values[key], result.failed)
+    }
+
+    /// Reports the failed write of each of `keys` whose failure was not reported since the storage last took a
+    /// write. Four threads writing to a full disk made thousands of reports a second; one per key says as much.
+    private func report(_ failure: any Error, keys: [String]) {
+        let unreported = feed.withLock { feed -> [String] in
+            let wasEmpty = feed.failingKeys.isEmpty
+            let unreported = keys.filter { feed.failingKeys.insert($0).inserted }
+            if wasEmpty, !feed.failingKeys.isEmpty { storable_config_atomic_add(hasFailingKeysFlag, 1) }
+            return unreported
+        }
+        for key in unreported { StorableConfig.report(writeFailure(key: key, failure)) }
+    }
+
+    /// The storage took a write: the next failure of any key is reported again. One atomic load unless a failure
+    /// was reported.
+    @inline(__always) private func writeSucceeded() {
+        guard storable_config_atomic_load(hasFailingKeysFlag) != 0 else { return }
+        // The keys are released after the unlock.
+        let cleared = feed.withLock { feed -> Set<String> in
+            guard !feed.failingKeys.isEmpty else { return [] }
+            let cleared = feed.failingKeys
+            feed.failingKeys = []
+            storable_config_atomic_add(hasFailingKeysFlag, -1)
+            return cleared
+        }
+        withExtendedLifetime(cleared) {}
     }
 
     /// Reloads `store` and has every config bound to the storage read its settings again.
