@@ -178,6 +178,64 @@ struct FaultInjectionTests {
         #expect(message.contains("fulldisk.FullDiskConfig.note"))
     }
 
+    /// A Secret volume's file, then its directory, made unreadable under a running server: the setting keeps the
+    /// secret it read, observers hear of no change, and each problem is one report in plain words (the directory's
+    /// was `NSCocoaErrorDomain Code=257 … UserInfo={…}`).
+    @Test(.nobodyCanEnterTheTemporaryDirectory)
+    func aSourceMadeUnreadableKeepsItsValueAndSaysSoOnceInPlainWords() async throws {
+        let base = TemporaryDirectory()
+        // Writable by anyone, so that the child, which gives up root, can make the source in it.
+        chmod(base.url.path, 0o777)
+        let basePath = base.url.path
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            [basePath = basePath as String] in
+            // Root reads any file; become nobody to be refused like any user.
+            UserNobody.becomeIfRoot()
+            let secret = basePath + "/secret"
+            let file = secret + "/SERVER_CONFIG_NAME"
+            ExitTestChild.attempt(4, "making \(file)") {
+                try FileManager.default.createDirectory(atPath: secret, withIntermediateDirectories: false)
+                try "secret-v1".write(toFile: file, atomically: false, encoding: .utf8)
+            }
+            let config = ServerConfig(
+                store: InMemoryStore(["srv.ServerConfig.name": .string("stored")]),
+                sources: ConfigSources(aboveStore: [.directory(secret, secret: true)]))
+            guard config.name == "secret-v1" else { ExitTestChild.fail(5, "the setting read \(config.name)") }
+            let seen = Locked<[String]>([])
+            let token = config.$name.observe { value in seen.withLock { $0.append(value) } }
+            chmod(file, 0)
+            StorableConfig.reloadSources()
+            StorableConfig.reloadSources()
+            guard config.name == "secret-v1" else {
+                ExitTestChild.fail(6, "with the file unreadable the setting read \(config.name)")
+            }
+            chmod(secret, 0)
+            StorableConfig.reloadSources()
+            StorableConfig.reloadSources()
+            guard config.name == "secret-v1" else {
+                ExitTestChild.fail(7, "with the directory unreadable the setting read \(config.name)")
+            }
+            chmod(secret, 0o755)
+            chmod(file, 0o644)
+            ExitTestChild.attempt(8, "writing \(file)") {
+                try "secret-v2".write(toFile: file, atomically: false, encoding: .utf8)
+            }
+            StorableConfig.reloadSources()
+            guard waitUntil({ seen.withLock { $0 }.last == "secret-v2" }), seen.withLock({ $0 }) == ["secret-v2"] else {
+                ExitTestChild.fail(9, "observers heard \(seen.withLock { $0 })")
+            }
+            token.cancel()
+            exit(0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let reports = message.split(separator: "\n").filter { $0.contains("Permission denied") }
+        #expect(!message.contains("NSCocoaErrorDomain"), "\(message)")
+        #expect(reports.count == 2, "\(message)")
+        #expect(reports.filter { $0.contains("file \(basePath)/secret/SERVER_CONFIG_NAME") }.count == 1, "\(message)")
+        #expect(reports.filter { $0.contains("it cannot be listed (Permission denied)") }.count == 1, "\(message)")
+        #expect(reports.allSatisfy { $0.contains("the values it gave before are kept") }, "\(message)")
+    }
+
     /// Mounts a tmpfs of 64 KB on a new directory, runs `body` with that directory, and unmounts it, whether
     /// `body` returns or throws. Mounting needs root.
     static func withTmpfs(_ body: (URL) throws -> Void) throws {

@@ -225,17 +225,25 @@ enum FileSystem {
             throw Failure(path: path, operation: "open for reading", errno: code)
         }
         defer { close(descriptor) }
+        return try readToEnd(of: descriptor, path: path)
+    }
+
+    /// Reads the open file `descriptor` to its end, or until more than `limit` bytes are read: the data then
+    /// holds more than `limit` bytes, and the caller refuses it.
+    /// - Throws: ``Failure`` naming `path` and the read that failed.
+    static func readToEnd(of descriptor: Int32, path: String, limit: Int = .max) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
+        while data.count <= limit {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(path: path, operation: "read", errno: errno)
             }
-            if count == 0 { return data }
+            if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
         }
+        return data
     }
 
     /// Creates `path` and its missing parents as directories, for the settings file `file`.
