@@ -20,6 +20,12 @@ final class FullDiskConfig: StorableConfig {
     @Setting var count = 0
 }
 
+final class BindMountConfig: StorableConfig {
+    override class var namespace: String { "bindmount" }
+    @Setting var note = ""
+    @Setting var count = 0
+}
+
 final class ReadOnlyDiskConfig: StorableConfig {
     override class var namespace: String { "readonlydisk" }
     @Setting var note = ""
@@ -290,6 +296,112 @@ struct FaultInjectionTests {
             let object = try jsonObject(at: url)
             #expect(object["fulldisk.FullDiskConfig.note"] as? String == big)
             #expect(object["fulldisk.FullDiskConfig.count"] as? Int == 1)
+        }
+    }
+
+    /// Binds a file holding `contents` over `settings.json` in a directory of its own, as `docker run -v
+    /// ./settings.json:/app/settings.json` or a Kubernetes `subPath` does, runs `body` with the bound file (the
+    /// host's) and the mount point (the program's), and unmounts, whether `body` returns or throws. Needs root.
+    static func withBindMount(holding contents: String, _ body: (_ host: URL, _ mounted: URL) throws -> Void) throws {
+        let directory = TemporaryDirectory()
+        let host = directory.file("host.json")
+        let app = directory.file("app")
+        let mounted = app.appendingPathComponent("settings.json")
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: host)
+        try Data().write(to: mounted)
+        guard mount(host.path, mounted.path, nil, UInt(MS_BIND), nil) == 0 else {
+            Issue.record("binding \(host.path) on \(mounted.path) failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        defer {
+            umount2(mounted.path, Int32(MNT_DETACH))
+            withExtendedLifetime(directory) {}
+        }
+        try body(host, mounted)
+    }
+
+    /// A settings file that is a single-file bind mount: rename cannot replace it ("rename failed: Device or
+    /// resource busy", and the value lived in memory only), so each write rewrites it in place under the lock.
+    @Test(.enabled(if: getuid() == 0, "a bind mount needs root; run the tests as root to include it"))
+    func aSettingsFileThatIsABindMountIsRewrittenInPlace() throws {
+        ReportedErrors.install()
+        try Self.withBindMount(holding: #"{"bindmount.BindMountConfig.count": 1}"#) { host, mounted in
+            let config = BindMountConfig(store: try JSONFileStore(url: mounted))
+            #expect(config.count == 1)
+            config.note = "through the mount"
+            config.count = 2
+            #expect(ReportedErrors.mentioning("bindmount.BindMountConfig").isEmpty)
+            let object = try jsonObject(at: host)
+            #expect(object["bindmount.BindMountConfig.note"] as? String == "through the mount")
+            #expect(object["bindmount.BindMountConfig.count"] as? Int == 2)
+            // Shorter contents leave no tail of the longer ones.
+            config.note = ""
+            #expect(try jsonObject(at: host)["bindmount.BindMountConfig.note"] as? String == "")
+            let names = try FileManager.default.contentsOfDirectory(atPath: mounted.deletingLastPathComponent().path)
+            #expect(names.sorted() == ["settings.json", "settings.json.lock"])
+        }
+    }
+
+    /// A rewrite in place cut short leaves the file torn and the new contents whole beside it
+    /// (`settings.json.rewrite`): the next open puts them in the file. A file that parses is kept and the copy
+    /// removed: the rewrite never began, or someone wrote the file since.
+    @Test(.enabled(if: getuid() == 0, "a bind mount needs root; run the tests as root to include it"))
+    func aRewriteInPlaceCutShortIsFinishedByTheNextOpen() throws {
+        try Self.withBindMount(holding: #"{"bindmount.BindMountConfig.count": 1}"#) { host, mounted in
+            /// Writes the file in place, as a person editing it on the host, or a rewrite cut short, leaves it.
+            func writeInPlace(_ url: URL, _ data: Data) throws {
+                let handle = try FileHandle(forWritingTo: url)
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: data)
+                try handle.close()
+            }
+            let copy = URL(fileURLWithPath: mounted.path + ".rewrite")
+            let whole = Data(#"{"bindmount.BindMountConfig.count": 2, "bindmount.BindMountConfig.note": "whole"}"#.utf8)
+            // What a crash halfway through the rewrite leaves.
+            try whole.write(to: copy)
+            try writeInPlace(mounted, whole.prefix(30))
+            do {
+                let config = BindMountConfig(store: try JSONFileStore(url: mounted))
+                #expect(config.count == 2)
+                #expect(config.note == "whole")
+            }
+            #expect(try Data(contentsOf: host) == whole)
+            #expect(!FileManager.default.fileExists(atPath: copy.path))
+            // A copy beside a file that parses, which a person edited on the host since: the file wins.
+            try whole.write(to: copy)
+            try writeInPlace(host, Data(#"{"bindmount.BindMountConfig.count": 3}"#.utf8))
+            let store = try JSONFileStore(url: mounted)
+            try store.setValue(.string("later"), forKey: "bindmount.BindMountConfig.note")
+            #expect(store.value(forKey: "bindmount.BindMountConfig.count") == .int(3))
+            #expect(!FileManager.default.fileExists(atPath: copy.path))
+            #expect(try jsonObject(at: host)["bindmount.BindMountConfig.count"] as? Int == 3)
+        }
+    }
+
+    /// A writer killed at random moments while it rewrites a bind-mounted file in place (about 20 KB each write):
+    /// the next open finds every acknowledged write, in a file that parses.
+    @Test(
+        .enabled(if: getuid() == 0, "a bind mount needs root; run the tests as root to include it"),
+        .timeLimit(.minutes(5)))
+    func aWriterKilledWhileRewritingABindMountedFileLosesNoAcknowledgedWrite() throws {
+        try Self.withBindMount(holding: "{}") { host, mounted in
+            var acknowledged = 0
+            for round in 0..<(isRunningUnderThreadSanitizer ? 20 : 100) {
+                let acked = try ProcessTests.killCounterWriter(writing: mounted.path, afterAFirstWrite: round % 2 == 1)
+                acknowledged = max(acknowledged, acked)
+                let counter = try { () throws -> Int in
+                    let store = try JSONFileStore(url: mounted)
+                    guard case .int(let number)? = store.value(forKey: "counter") else { return 0 }
+                    return Int(number)
+                }()
+                #expect(counter >= acked, "round \(round)")
+                #expect((try? JSONText.parse(Data(contentsOf: host))) != nil, "round \(round): torn after an open")
+                let siblings = try FileManager.default.contentsOfDirectory(
+                    atPath: mounted.deletingLastPathComponent().path)
+                #expect(!siblings.contains { $0.contains("corrupt") })
+            }
+            #expect(acknowledged > 0, "no writer got as far as one write")
         }
     }
 

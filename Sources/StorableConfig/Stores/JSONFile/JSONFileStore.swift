@@ -18,10 +18,12 @@ import Foundation
 /// ```
 ///
 /// Every write is durable and atomic when it returns: the new file is written beside the old one, flushed
-/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. Writes from several
-/// processes are serialized by an advisory lock on a side file (`settings.json.lock`), and each merges its
-/// change into the file as it is on disk, so no process overwrites another's keys with stale values. Keys
-/// that no config declares are kept as they are.
+/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. (A file that is a mount
+/// point, a single-file bind mount, cannot be renamed over: it is rewritten in place under the lock, its new
+/// contents kept whole beside it until the rewrite ends, and the next open finishes a rewrite that a crash cut
+/// short.) Writes from several processes are serialized by an advisory lock on a side file
+/// (`settings.json.lock`), and each merges its change into the file as it is on disk, so no process overwrites
+/// another's keys with stale values. Keys that no config declares are kept as they are.
 ///
 /// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
 /// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
