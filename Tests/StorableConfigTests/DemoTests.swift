@@ -262,10 +262,7 @@ struct DemoTests {
             UserNobody.becomeIfRoot()
             setenv("HOME", homePath, 1)
             unsetenv("XDG_CONFIG_HOME")
-            let arguments = [demo, "set", "app.userName", "after", "--store", store]
-            var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            execv(demo, &pointers)
-            ExitTestChild.fail(4, "starting \(demo) failed: \(String(cString: strerror(errno)))")
+            UserNobody.exec(demo, ["set", "app.userName", "after", "--store", store])
         }
         chmod(url.path, 0o600)
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)

@@ -32,14 +32,34 @@ enum UserNobody {
 
     /// The path of the built executable `name` that the child can run once it is nobody: where it was built if
     /// nobody can run it there, else a copy in `directory`, which this makes enterable by anyone.
+    ///
+    /// The copy is written through a descriptor closed on exec: a child that another test starts meanwhile
+    /// would otherwise keep the copy open for writing, and running it would fail with ETXTBSY ("Text file busy").
     static func runnablePath(ofProduct name: String, copyingInto directory: URL) throws -> String {
         let built = try builtProduct(name)
         if getuid() != 0 || canReach(built.path, executing: true) { return built.path }
         chmod(directory.path, 0o755)
-        let copy = directory.appendingPathComponent(name)
-        try FileManager.default.copyItem(at: built, to: copy)
-        chmod(copy.path, 0o755)
-        return copy.path
+        let copy = directory.appendingPathComponent(name).path
+        let contents = try Data(contentsOf: built)
+        let descriptor = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: contents)
+        fchmod(descriptor, 0o755)
+        return copy
+    }
+
+    /// In an exit test's child: runs the executable at `path` with `arguments` in place of the child, or ends the
+    /// child with status 4 saying why. A copy that another process still has open for writing for a moment (a
+    /// child started by another test, between its fork and its exec) is tried again.
+    static func exec(_ path: String, _ arguments: [String]) -> Never {
+        var pointers: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        for _ in 0..<500 {
+            execv(path, &pointers)
+            guard errno == ETXTBSY else { break }
+            usleep(10_000)
+        }
+        ExitTestChild.fail(4, "starting \(path) failed: \(String(cString: strerror(errno)))")
     }
 
     /// In an exit test's child running as root: becomes nobody, root's supplementary groups dropped too (group
