@@ -26,6 +26,13 @@ final class BindMountConfig: StorableConfig {
     @Setting var count = 0
 }
 
+/// The full-disk test's own, so that its reports name keys that no other test (they run at once) writes.
+final class FullBindMountConfig: StorableConfig {
+    override class var namespace: String { "fullbindmount" }
+    @Setting var note = ""
+    @Setting var count = 0
+}
+
 final class ReadOnlyDiskConfig: StorableConfig {
     override class var namespace: String { "readonlydisk" }
     @Setting var note = ""
@@ -259,6 +266,19 @@ struct FaultInjectionTests {
         try body(disk)
     }
 
+    /// Fills the disk at `disk` with a file of its own, so that freeing the space is removing that file; returns it.
+    static func fill(_ disk: URL) throws -> URL {
+        let filler = disk.appendingPathComponent("filler")
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT, 0o600)
+        try #require(descriptor >= 0)
+        let block = [UInt8](repeating: 0, count: 1024)
+        while write(descriptor, block, block.count) > 0 {}
+        let fillError = errno
+        close(descriptor)
+        try #require(fillError == ENOSPC, "filling the tmpfs ended with \(String(cString: strerror(fillError)))")
+        return filler
+    }
+
     /// A real full disk: a 64 KB tmpfs, filled up.
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs to fill up needs root; run the tests as root to include it"))
     func aFullDiskIsReportedKeepsTheOldFileAndTheNextWriteStoresThePendingValue() throws {
@@ -268,15 +288,7 @@ struct FaultInjectionTests {
             let config = FullDiskConfig(store: try JSONFileStore(url: url))
             config.note = "small"
             let before = try Data(contentsOf: url)
-            // Fill the disk with a file of its own, so that freeing the space is removing that file.
-            let filler = disk.appendingPathComponent("filler")
-            let descriptor = open(filler.path, O_WRONLY | O_CREAT, 0o600)
-            try #require(descriptor >= 0)
-            let block = [UInt8](repeating: 0, count: 1024)
-            while write(descriptor, block, block.count) > 0 {}
-            let fillError = errno
-            close(descriptor)
-            try #require(fillError == ENOSPC, "filling the tmpfs ended with \(String(cString: strerror(fillError)))")
+            let filler = try Self.fill(disk)
 
             let big = String(repeating: "x", count: 16 * 1024)
             config.note = String(repeating: "y", count: 16 * 1024)
@@ -302,9 +314,11 @@ struct FaultInjectionTests {
     /// Binds a file holding `contents` over `settings.json` in a directory of its own, as `docker run -v
     /// ./settings.json:/app/settings.json` or a Kubernetes `subPath` does, runs `body` with the bound file (the
     /// host's) and the mount point (the program's), and unmounts, whether `body` returns or throws. Needs root.
-    static func withBindMount(holding contents: String, _ body: (_ host: URL, _ mounted: URL) throws -> Void) throws {
+    static func withBindMount(
+        holding contents: String, hostIn hostDirectory: URL? = nil, _ body: (_ host: URL, _ mounted: URL) throws -> Void
+    ) throws {
         let directory = TemporaryDirectory()
-        let host = directory.file("host.json")
+        let host = (hostDirectory ?? directory.url).appendingPathComponent("host.json")
         let app = directory.file("app")
         let mounted = app.appendingPathComponent("settings.json")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
@@ -340,6 +354,34 @@ struct FaultInjectionTests {
             #expect(try jsonObject(at: host)["bindmount.BindMountConfig.note"] as? String == "")
             let names = try FileManager.default.contentsOfDirectory(atPath: mounted.deletingLastPathComponent().path)
             #expect(names.sorted() == ["settings.json", "settings.json.lock"])
+        }
+    }
+
+    /// A full disk under a bind-mounted settings file: a write that grows the file fails before a byte of it
+    /// changes (a rewrite in place cut short by the disk would leave it torn), is reported, and the next write
+    /// once there is space stores the pending value.
+    @Test(.enabled(if: getuid() == 0, "a bind mount needs root; run the tests as root to include it"))
+    func aFullDiskUnderABindMountedFileFailsTheWriteAndLeavesTheFileWhole() throws {
+        ReportedErrors.install()
+        try Self.withTmpfs { disk in
+            try Self.withBindMount(holding: #"{"fullbindmount.FullBindMountConfig.count": 1}"#, hostIn: disk) {
+                host, mounted in
+                let config = FullBindMountConfig(store: try JSONFileStore(url: mounted))
+                let before = try Data(contentsOf: host)
+                let filler = try Self.fill(disk)
+                let big = String(repeating: "x", count: 16 * 1024)
+                config.note = big
+                #expect(config.note == big)
+                let reported = ReportedErrors.mentioning("'fullbindmount.FullBindMountConfig.note'")
+                #expect(reported.count == 1)
+                #expect(reported.allSatisfy { $0.description.contains("No space left on device") }, "\(reported)")
+                #expect(try Data(contentsOf: host) == before)
+                try FileManager.default.removeItem(at: filler)
+                config.count = 2
+                let object = try jsonObject(at: host)
+                #expect(object["fullbindmount.FullBindMountConfig.note"] as? String == big)
+                #expect(object["fullbindmount.FullBindMountConfig.count"] as? Int == 2)
+            }
         }
     }
 

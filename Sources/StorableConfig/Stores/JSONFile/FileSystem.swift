@@ -372,6 +372,14 @@ enum FileSystem {
             throw Failure(path: path, operation: "opening the file to rewrite it in place", errno: errno)
         }
         defer { close(descriptor) }
+        #if canImport(Glibc) || canImport(Musl)
+            // The blocks for the new length first, so that a full disk fails the write before a byte of the file
+            // changes; a file system that cannot reserve them (an error other than these) is written as it is.
+            let code = posix_fallocate(descriptor, 0, off_t(data.count))
+            if code == ENOSPC || code == EDQUOT || code == EFBIG {
+                throw Failure(path: path, operation: "reserving space for the new contents", errno: code)
+            }
+        #endif
         try writeAll(data, to: descriptor, path: path)
         guard ftruncate(descriptor, off_t(data.count)) == 0 else {
             throw Failure(path: path, operation: "truncate", errno: errno)
