@@ -35,8 +35,8 @@ struct FailedWriteTests {
         otherToken.cancel()
     }
 
-    /// A full disk under busy writers: one report per key until a write succeeds, not one per attempt (four
-    /// writers made 4,807 reports in three seconds).
+    /// A full disk under busy writers: one report per key and cause until a write succeeds, not one per attempt
+    /// (four writers made 4,807 reports in three seconds).
     @Test func aFailingStoreIsReportedOncePerKeyUntilAWriteSucceeds() {
         ReportedErrors.install()
         let store = RefusingStore(keepsFailedWrites: true)
@@ -55,13 +55,17 @@ struct FailedWriteTests {
         #expect(reports(config.$count.key) == 1)
         #expect(reports(config.$note.key) == 1)
         #expect(config.count == -1, "each assignment is still read")
+        // Another cause is reported (another value too large, say).
+        store.reason.withLock { $0 = "refused: the value is too large" }
+        config.count = 5
+        #expect(reports(config.$count.key) == 2)
         // A write succeeds; the next failure of each key is reported again.
         store.refusing.withLock { $0 = false }
         config.count = 7
         store.refusing.withLock { $0 = true }
         config.count = 8
         config.note = "again"
-        #expect(reports(config.$count.key) == 2)
+        #expect(reports(config.$count.key) == 3)
         #expect(reports(config.$note.key) == 2)
     }
 
@@ -93,11 +97,13 @@ final class RefusingConfig: StorableConfig, @unchecked Sendable {
 /// An in-memory store whose writes fail while `refusing` is set, as a cluster that no member answers does.
 final class RefusingStore: SharedConfigStore {
     struct Refused: Error, CustomStringConvertible {
-        var description: String { "refused: no member answers" }
+        var description: String
     }
 
     let inner = InMemoryStore()
     let refusing = Locked(false)
+    /// Why a write is refused.
+    let reason = Locked("refused: no member answers")
     let keepsFailedWrites: Bool
 
     init(keepsFailedWrites: Bool = false) {
@@ -108,12 +114,12 @@ final class RefusingStore: SharedConfigStore {
     func value(forKey key: String) -> StoredValue? { inner.value(forKey: key) }
 
     func setValue(_ value: StoredValue, forKey key: String) throws {
-        if refusing.withLock({ $0 }) { throw Refused() }
+        if refusing.withLock({ $0 }) { throw Refused(description: reason.withLock { $0 }) }
         inner.setValue(value, forKey: key)
     }
 
     func removeValue(forKey key: String) throws {
-        if refusing.withLock({ $0 }) { throw Refused() }
+        if refusing.withLock({ $0 }) { throw Refused(description: reason.withLock { $0 }) }
         inner.removeValue(forKey: key)
     }
 }

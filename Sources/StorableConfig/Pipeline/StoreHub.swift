@@ -27,9 +27,10 @@ final class StoreHub: @unchecked Sendable {
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
         var aliases = KeyAliases()
-        /// Keys whose failed write was reported since the storage last took a write: a full disk under busy
-        /// writers is one report per key, not one per attempt (thousands a second).
-        var failingKeys: Set<String> = []
+        /// The failed write last reported for each key (its description) since the storage last took a write: a
+        /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
+        /// failure for another reason (another value too large) is still reported.
+        var reportedFailures: [String: String] = [:]
     }
 
     /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
@@ -73,9 +74,9 @@ final class StoreHub: @unchecked Sendable {
 
     /// Whether any alias exists, read without the lock on every write and load (set once, never cleared).
     private let hasAliasesFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
-    /// Whether `failingKeys` holds any key (1) or not (0), read without the lock on every write that succeeds;
-    /// changed only under the lock, with the set.
-    private let hasFailingKeysFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+    /// Whether `reportedFailures` holds any key (1) or not (0), read without the lock on every write that
+    /// succeeds; changed only under the lock, with the dictionary.
+    private let hasReportedFailuresFlag = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
     private struct WeakHub {
         weak var hub: StoreHub?
@@ -86,12 +87,12 @@ final class StoreHub: @unchecked Sendable {
     private init(identity: AnyObject) {
         self.identity = identity
         hasAliasesFlag.initialize(to: 0)
-        hasFailingKeysFlag.initialize(to: 0)
+        hasReportedFailuresFlag.initialize(to: 0)
     }
 
     deinit {
         hasAliasesFlag.deallocate()
-        hasFailingKeysFlag.deallocate()
+        hasReportedFailuresFlag.deallocate()
     }
 
     private var hasAliases: Bool { storable_config_atomic_load(hasAliasesFlag) != 0 }
@@ -532,28 +533,35 @@ final class StoreHub: @unchecked Sendable {
         return (result.version, result.values[key], result.failed)
     }
 
-    /// Reports the failed write of each of `keys` whose failure was not reported since the storage last took a
-    /// write. Four threads writing to a full disk made thousands of reports a second; one per key says as much.
+    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
+    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
+    /// key and cause says as much.
     private func report(_ failure: any Error, keys: [String]) {
-        let unreported = feed.withLock { feed -> [String] in
-            let wasEmpty = feed.failingKeys.isEmpty
-            let unreported = keys.filter { feed.failingKeys.insert($0).inserted }
-            if wasEmpty, !feed.failingKeys.isEmpty { storable_config_atomic_add(hasFailingKeysFlag, 1) }
+        let errors = keys.map { writeFailure(key: $0, failure) }
+        let descriptions = errors.map(\.description)
+        let unreported = feed.withLock { feed -> [Int] in
+            let wasEmpty = feed.reportedFailures.isEmpty
+            var unreported: [Int] = []
+            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
+                feed.reportedFailures[key] = descriptions[index]
+                unreported.append(index)
+            }
+            if wasEmpty, !feed.reportedFailures.isEmpty { storable_config_atomic_add(hasReportedFailuresFlag, 1) }
             return unreported
         }
-        for key in unreported { StorableConfig.report(writeFailure(key: key, failure)) }
+        for index in unreported { StorableConfig.report(errors[index]) }
     }
 
     /// The storage took a write: the next failure of any key is reported again. One atomic load unless a failure
     /// was reported.
     @inline(__always) private func writeSucceeded() {
-        guard storable_config_atomic_load(hasFailingKeysFlag) != 0 else { return }
+        guard storable_config_atomic_load(hasReportedFailuresFlag) != 0 else { return }
         // The keys are released after the unlock.
-        let cleared = feed.withLock { feed -> Set<String> in
-            guard !feed.failingKeys.isEmpty else { return [] }
-            let cleared = feed.failingKeys
-            feed.failingKeys = []
-            storable_config_atomic_add(hasFailingKeysFlag, -1)
+        let cleared = feed.withLock { feed -> [String: String] in
+            guard !feed.reportedFailures.isEmpty else { return [:] }
+            let cleared = feed.reportedFailures
+            feed.reportedFailures = [:]
+            storable_config_atomic_add(hasReportedFailuresFlag, -1)
             return cleared
         }
         withExtendedLifetime(cleared) {}
