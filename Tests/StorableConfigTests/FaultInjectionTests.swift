@@ -143,6 +143,35 @@ struct FaultInjectionTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.json"])
     }
 
+    /// A file that does not parse, in a directory this user may not write, where no lock file can be made: the
+    /// reason given is the file's, not the lock file's.
+    @Test(.nobodyCanEnterTheTemporaryDirectory)
+    func aCorruptFileInAnUnwritableDirectoryIsRefusedForItsContent() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data("{ not json".utf8).write(to: url)
+        chmod(url.path, 0o644)
+        chmod(directory.url.path, 0o555)
+        defer { chmod(directory.url.path, 0o755) }
+        let path = url.path
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            // Root writes any directory; become nobody to be refused like any user.
+            UserNobody.becomeIfRoot()
+            do {
+                _ = try JSONFileStore(url: URL(fileURLWithPath: path), refusingCorruptFile: true)
+                ExitTestChild.fail(5, "the corrupt file was opened")
+            } catch StorableConfigError.fileUnusable(let failedPath, let reason) {
+                guard failedPath == path, reason.contains("not valid JSON") else {
+                    ExitTestChild.fail(6, "refused for another reason: \(failedPath): \(reason)")
+                }
+                exit(0)
+            } catch {
+                ExitTestChild.fail(7, "\(error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["settings.json"])
+    }
+
     /// iOS data protection: before the first unlock a background launch cannot open a protected file (EPERM), as
     /// a process here cannot open a file of mode 000. A store already open must take that for an error, reported,
     /// and read the file again once it opens, never for an empty file that its next write would replace.

@@ -358,8 +358,15 @@ final class JSONFile: @unchecked Sendable {
         -> FileSystem.Kind
     {
         let file = try target ?? FileSystem.endOfLinks(from: path) ?? path
-        return try FileSystem.withExclusiveLock(onPath: file + ".lock", for: file) {
-            try Self.finishInterruptedRewrite(of: FileSystem.Destination(path: file))
+        let lockPath = file + ".lock"
+        do {
+            return try FileSystem.withExclusiveLock(onPath: lockPath, for: file) {
+                try Self.finishInterruptedRewrite(of: FileSystem.Destination(path: file))
+                return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
+            }
+        } catch let failure as FileSystem.Failure where failure.path == lockPath {
+            // No lock to be had (a directory or a lock file this process may not write): decide on the file as
+            // it is, as a reader did before reads took the lock, so that the reason given is the file's.
             return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
         }
     }
