@@ -205,8 +205,11 @@ struct DemoTool {
         }
     }
 
+    /// The most `import` reads: a settings document is kilobytes, and `/dev/zero` or `yes |` never ends.
+    static let largestDocument = 16 * 1024 * 1024
+
     /// The bytes of the file at `path`, or of standard input for `-`, read with read(2), so that a pipe
-    /// (`<(…)`), a device (`/dev/null`) or a FIFO reads as a file does.
+    /// (`<(…)`), a device (`/dev/null`) or a FIFO reads as a file does; at most ``largestDocument`` bytes.
     private static func contents(of path: String) throws(Failure) -> Data {
         let source = path == "-" ? "standard input" : path
         func failure(_ code: Int32) -> Failure {
@@ -229,6 +232,11 @@ struct DemoTool {
                 throw failure(errno)
             }
             data.append(contentsOf: buffer[..<count])
+            if data.count > largestDocument {
+                throw Failure(
+                    message: "cannot import \(source): it holds more than \(largestDocument) bytes (16 MiB), the most "
+                        + "a settings document may hold; nothing was changed")
+            }
         }
     }
 

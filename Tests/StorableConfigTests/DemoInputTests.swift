@@ -46,6 +46,43 @@ struct DemoInputTests {
         #expect(try Data(contentsOf: home.settingsFile) == before)
     }
 
+    /// A settings document is kilobytes; `import` reads at most 16 MiB, so that a huge input cannot take the
+    /// machine's memory. A document one byte over the limit (spaces after the JSON) is refused, from a file or a
+    /// pipe, and changes nothing.
+    @Test func aDocumentOverTheLimitIsRefusedNamingTheLimitAndChangesNothing() throws {
+        let home = DemoHome()
+        try home.run("set", "app.userName", "from the document")
+        var document = Data(try home.run("export").output.utf8)
+        document.append(Data(repeating: UInt8(ascii: " "), count: 16 * 1024 * 1024 + 1 - document.count))
+        let file = home.directory.file("padded.json")
+        try document.write(to: file)
+        try home.run("set", "app.userName", "before")
+        let before = try Data(contentsOf: home.settingsFile)
+        for (arguments, input, source) in [
+            (["import", file.path], Data(), file.path), (["import", "-"], document, "standard input"),
+        ] {
+            let result = try home.run(arguments, input: input)
+            #expect(result.status == 1, "\(arguments): \(result.output)")
+            #expect(
+                result.errorOutput
+                    == "storable-config-demo: cannot import \(source): it holds more than 16777216 bytes (16 MiB), "
+                    + "the most a settings document may hold; nothing was changed\n")
+            #expect(try Data(contentsOf: home.settingsFile) == before)
+        }
+    }
+
+    /// `import /dev/zero` ends at the limit, instead of reading until the kernel ends the program.
+    @Test func anEndlessInputEndsAtTheLimit() throws {
+        let home = DemoHome()
+        let result = try runProduct(
+            "storable-config-demo", ["import", "/dev/zero"], environment: ["HOME": home.directory.url.path],
+            removing: ["XDG_CONFIG_HOME"], timeout: 120)
+        #expect(!result.timedOut)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("cannot import /dev/zero: it holds more than 16777216 bytes"))
+        #expect(!FileManager.default.fileExists(atPath: home.settingsFile.path))
+    }
+
     @Test func aStoreWhoseDirectoryCannotBeMadeIsNamedWithTheSystemsReason() throws {
         let home = DemoHome()
         let result = try home.run("set", "app.userName", "x", "--store", "/proc/nonexistent/x.json")

@@ -241,44 +241,36 @@ struct DemoTests {
         #expect(!siblings.contains { $0.contains("corrupt") })
     }
 
-    @Test func anUnreadableStoreFileIsAFailureNamingThePathAndIsLeftAsItIs() async throws {
-        let directory = Self.unreadableDirectory(testProcess: getpid())
-        let url = directory.appendingPathComponent("settings.json")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+    @Test(.nobodyCanEnterTheTemporaryDirectory) func anUnreadableStoreFileIsAFailureNamingThePathAndIsLeftAsItIs()
+        async throws
+    {
+        let home = TemporaryDirectory()
+        let url = home.file("settings.json")
         let content = Data(#"{"storable-config-demo.AppConfig.userName": "before"}"#.utf8)
         try content.write(to: url)
         chmod(url.path, 0o000)
         // Writable by anyone, so that a demo that moved the file aside or replaced it could.
-        chmod(directory.path, 0o777)
+        chmod(home.url.path, 0o777)
+        // Everything the child needs is found here: once it is nobody, it may not reach the build folder.
+        let programs = TemporaryDirectory()
+        let demo = try UserNobody.runnablePath(ofProduct: "storable-config-demo", copyingInto: programs.url)
+        let homePath = home.url.path
+        let store = url.path
         let result = await #expect(processExitsWith: .exitCode(1), observing: [\.standardErrorContent]) {
-            let directory = DemoTests.unreadableDirectory(testProcess: getppid())
+            [demo = demo as String, homePath = homePath as String, store = store as String] in
             // Root reads any file; become nobody to be refused like any user, then become the demo.
-            if getuid() == 0 {
-                guard setgid(65534) == 0, setuid(65534) == 0 else { exit(3) }
-            }
-            setenv("HOME", directory.path, 1)
+            UserNobody.becomeIfRoot()
+            setenv("HOME", homePath, 1)
             unsetenv("XDG_CONFIG_HOME")
-            let demo = try! builtProduct("storable-config-demo").path
-            let store = directory.appendingPathComponent("settings.json").path
-            let arguments: [String] = [demo, "set", "app.userName", "after", "--store", store]
-            var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            execv(demo, &pointers)
-            exit(4)
+            UserNobody.exec(demo, ["set", "app.userName", "after", "--store", store])
         }
         chmod(url.path, 0o600)
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("cannot open the settings"))
+        #expect(message.contains("cannot open the settings"), "\(message)")
         #expect(message.contains(url.path))
         #expect(message.contains("reading failed: Permission denied"))
         #expect(try Data(contentsOf: url) == content)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.json"])
-    }
-
-    /// A directory that the child of the test above, which cannot capture values, and this process both name.
-    static func unreadableDirectory(testProcess: pid_t) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent(
-            "StorableConfigTests-demo-unreadable-\(testProcess)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.url.path) == ["settings.json"])
     }
 
     @Test func listJSONExportAndSchemaPrintJSONThatFoundationReads() throws {

@@ -79,6 +79,40 @@ struct FailedWriteTests {
         token.cancel()
     }
 
+    /// A full disk under busy writers: one report per key and cause until a write succeeds, not one per attempt
+    /// (four writers made 4,807 reports in three seconds).
+    @Test func aFailingStoreIsReportedOncePerKeyUntilAWriteSucceeds() {
+        ReportedErrors.install()
+        let store = RefusingStore(keepsFailedWrites: true)
+        let config = BusyWriterConfig(store: store)
+        func reports(_ key: String) -> Int { ReportedErrors.mentioning("'\(key)'").count }
+        store.refusing.withLock { $0 = true }
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for round in 0..<250 {
+                if writer.isMultiple(of: 2) { config.count = round } else { config.note = "\(round)" }
+            }
+        }
+        config.batch {
+            config.count = -1
+            config.note = "in a batch"
+        }
+        #expect(reports(config.$count.key) == 1)
+        #expect(reports(config.$note.key) == 1)
+        #expect(config.count == -1, "each assignment is still read")
+        // Another cause is reported (another value too large, say).
+        store.reason.withLock { $0 = "refused: the value is too large" }
+        config.count = 5
+        #expect(reports(config.$count.key) == 2)
+        // A write succeeds; the next failure of each key is reported again.
+        store.refusing.withLock { $0 = false }
+        config.count = 7
+        store.refusing.withLock { $0 = true }
+        config.count = 8
+        config.note = "again"
+        #expect(reports(config.$count.key) == 3)
+        #expect(reports(config.$note.key) == 2)
+    }
+
     @Test func aStoreThatKeepsFailedWritesShowsTheAssignedValueAsBefore() {
         ReportedErrors.install()
         let store = RefusingStore(keepsFailedWrites: true)
@@ -93,6 +127,12 @@ struct FailedWriteTests {
     }
 }
 
+final class BusyWriterConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "busywriters" }
+    @Setting var count = 0
+    @Setting var note = ""
+}
+
 final class RefusingConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "refusing" }
     @Setting var token = ""
@@ -101,13 +141,15 @@ final class RefusingConfig: StorableConfig, @unchecked Sendable {
 /// An in-memory store whose writes fail while `refusing` is set, as a cluster that no member answers does.
 final class RefusingStore: SharedConfigStore {
     struct Refused: Error, CustomStringConvertible {
-        var description: String { "refused: no member answers" }
+        var description: String
     }
 
     let inner = InMemoryStore()
     let refusing = Locked(false)
     /// Runs inside each `setValue`, before it refuses or applies the value.
     let insideSetValue = Locked<(@Sendable () -> Void)?>(nil)
+    /// Why a write is refused.
+    let reason = Locked("refused: no member answers")
     let keepsFailedWrites: Bool
 
     init(keepsFailedWrites: Bool = false) {
@@ -119,12 +161,12 @@ final class RefusingStore: SharedConfigStore {
 
     func setValue(_ value: StoredValue, forKey key: String) throws {
         insideSetValue.withLock { $0 }?()
-        if refusing.withLock({ $0 }) { throw Refused() }
+        if refusing.withLock({ $0 }) { throw Refused(description: reason.withLock { $0 }) }
         inner.setValue(value, forKey: key)
     }
 
     func removeValue(forKey key: String) throws {
-        if refusing.withLock({ $0 }) { throw Refused() }
+        if refusing.withLock({ $0 }) { throw Refused(description: reason.withLock { $0 }) }
         inner.removeValue(forKey: key)
     }
 }

@@ -213,6 +213,37 @@ import Testing
         #expect(config.port == 80, "a file that does not parse gives no value")
     }
 
+    /// A live source that cannot be read keeps the values it gave, reported once in plain words: here a JSON file
+    /// replaced by a FIFO, which root cannot read either. Observers never see the default in between.
+    @Test func aFileThatCannotBeReadKeepsTheValuesItGaveAndSaysSoOnce() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("config.json")
+        try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.jsonFile(file.path)]))
+        let seen = Locked<[Int]>([])
+        let token = config.$port.observe { value in seen.withLock { $0.append(value) } }
+        defer { token.cancel() }
+        let fifo = directory.file("fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        try #require(rename(fifo.path, file.path) == 0)
+        StorableConfig.reloadSources()
+        StorableConfig.reloadSources()
+        #expect(config.port == 1)
+        let reports = ReportedErrors.mentioning(file.path)
+        #expect(reports.count == 1, "\(reports)")
+        #expect(
+            reports.allSatisfy {
+                $0.description.contains(
+                    "it is not a regular file; the values it gave before are kept until it can "
+                        + "be read again")
+            }, "\(reports)")
+        // Readable again, with a new value: the only change observers hear of.
+        try #"{"srv.ServerConfig.port": 2}"#.write(to: file, atomically: true, encoding: .utf8)
+        StorableConfig.reloadSources()
+        #expect(config.port == 2)
+        #expect(waitUntil { seen.withLock { $0 } == [2] }, "\(seen.withLock { $0 })")
+    }
+
     @Test func aStoredValueHidesASourceChangeBelowTheStoreAndSaysSoOnce() throws {
         let directory = TemporaryDirectory()
         try "1".write(to: directory.file("SERVER_CONFIG_LIMIT"), atomically: true, encoding: .utf8)

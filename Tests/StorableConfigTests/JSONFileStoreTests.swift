@@ -296,18 +296,33 @@ struct JSONFileStoreTests {
         #expect(try jsonObject(at: url)["k"] as? Int == 2)
     }
 
+    /// A namespace names the settings file's directory: `..` would put the file beside the configuration
+    /// directory, `a/b` would make directories.
+    @Test(arguments: ["..", ".", "a/b", "", "/etc", "../x", "a\u{0}b"])
+    func aNamespaceThatIsNotOnePathComponentIsRefusedNamingIt(namespace: String) {
+        #expect {
+            try JSONFileStore(namespace: namespace)
+        } throws: { error in
+            guard case .fileUnusable(_, let reason) = error as? StorableConfigError else { return false }
+            return reason.contains("the namespace \"\(namespace)\"") && reason.contains("not a single path component")
+        }
+    }
+
     @Test func anErrorHandlerThatWritesASettingDoesNotDeadlock() async {
         await #expect(processExitsWith: .success) {
             alarm(20)  // a deadlock ends the child with SIGALRM instead of hanging the tests
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "StorableConfigTests-handler-\(getpid())")
-            try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            ExitTestChild.attempt(2, "creating \(directory.path)") {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("settings.json")
-            let config = ErrorLogConfig(store: try! JSONFileStore(url: url))
+            let config = ErrorLogConfig(
+                store: ExitTestChild.attempt(3, "opening \(url.path)") { try JSONFileStore(url: url) })
             StorableConfig.errorHandler = { error in config.lastError = "\(error)" }
             config.note = "first"
-            try! Data("{ torn".utf8).write(to: url)
+            ExitTestChild.attempt(4, "writing \(url.path)") { try Data("{ torn".utf8).write(to: url) }
             config.note = "second"  // finds the corrupt file under the store's locks, and reports it
             guard config.lastError.contains("corrupt"), config.note == "second" else { exit(1) }
             exit(0)

@@ -20,19 +20,7 @@ struct ProcessTests {
         // and not only kills during start-up.
         let kills = isRunningUnderThreadSanitizer ? 30 : 200
         for round in 0..<kills {
-            let pipe = Pipe()
-            let process = try launchProduct("storable-config-stress", ["write-counter", url.path], output: pipe)
-            var output = Data()
-            if round % 2 == 1 {
-                output = readUntil(pipe.fileHandleForReading, contains: "ack ", timeout: 60)
-            }
-            usleep(UInt32.random(in: 0...25_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            output += pipe.fileHandleForReading.readDataToEndOfFile()
-            let acked =
-                String(decoding: output, as: UTF8.self).split(separator: "\n")
-                .compactMap { Int($0.dropFirst(4)) }.max() ?? 0
+            let acked = try Self.killCounterWriter(writing: url.path, afterAFirstWrite: round % 2 == 1)
             acknowledged = max(acknowledged, acked)
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 #expect(acked == 0, "the file is missing after \(acked) acknowledged writes")
@@ -52,6 +40,24 @@ struct ProcessTests {
             #expect(!siblings.contains { $0.contains("corrupt") })
         }
         #expect(acknowledged > 0, "no writer got as far as one write")
+    }
+
+    /// Starts `storable-config-stress write-counter <path>`, kills it with SIGKILL after a random 0-25 ms (counted
+    /// from its first acknowledged write when `afterAFirstWrite`, so that kills during writes are tested, not only
+    /// kills during start-up), and returns the highest counter it acknowledged.
+    static func killCounterWriter(writing path: String, afterAFirstWrite: Bool) throws -> Int {
+        let pipe = Pipe()
+        let process = try launchProduct("storable-config-stress", ["write-counter", path], output: pipe)
+        var output = Data()
+        if afterAFirstWrite {
+            output = readUntil(pipe.fileHandleForReading, contains: "ack ", timeout: 60)
+        }
+        usleep(UInt32.random(in: 0...25_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        output += pipe.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
+            .max() ?? 0
     }
 
     @Test func severalProcessesWritingOneFileLoseNoKey() throws {

@@ -190,7 +190,7 @@ struct StoredValuesTests {
                 let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "StorableConfigTests-blocker-\(getpid())")
                 defer { try? FileManager.default.removeItem(at: blocker) }
-                try! Data("file".utf8).write(to: blocker)
+                ExitTestChild.attempt(2, "writing \(blocker.path)") { try Data("file".utf8).write(to: blocker) }
                 setenv("XDG_CONFIG_HOME", blocker.path, 1)
                 let config = PlainConfig()
                 config.count = 5
@@ -199,6 +199,26 @@ struct StoredValuesTests {
             }
             let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
             #expect(message.contains("StorableConfigTests-blocker-"))
+        #endif
+    }
+
+    @Test func aDefaultNamespaceThatIsNotOnePathComponentFallsBackToMemoryAndIsReported() async throws {
+        #if !canImport(Darwin)
+            let base = TemporaryDirectory()
+            let configHome = base.file("config").path
+            let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                [configHome = configHome as String] in
+                setenv("XDG_CONFIG_HOME", configHome, 1)
+                StorableConfig.defaultNamespace = ".."
+                let config = PlainConfig()
+                config.count = 5
+                guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
+                exit(0)
+            }
+            let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(message.contains("the namespace \"..\""), "\(message)")
+            // Not $XDG_CONFIG_HOME/../settings.json, nor anything else.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: base.url.path) == [])
         #endif
     }
 

@@ -25,7 +25,8 @@ extension StorableConfig {
     /// ``JSONFileStore`` at `$XDG_CONFIG_HOME/<defaultNamespace>/settings.json` (`~/.config/…` when
     /// `XDG_CONFIG_HOME` is not set): UserDefaults on Linux keeps nothing unless it is synchronized, and
     /// loses data to a corrupt or concurrently written file, which the JSON file store guards against.
-    /// If that file cannot be used, the problem is reported and the settings live in memory.
+    /// If that file cannot be used, or the namespace cannot name its directory (it is not a single path
+    /// component: `..`, `a/b`), the problem is reported and the settings live in memory.
     ///
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
@@ -92,7 +93,7 @@ extension StorableConfig {
             return UserDefaultsStore(.standard)
         #else
             do {
-                return try JSONFileStore(url: JSONFileStore.defaultURL(namespace: namespace))
+                return try JSONFileStore(namespace: namespace)
             } catch let error as StorableConfigError {
                 report(error)
             } catch {

@@ -9,6 +9,8 @@ struct SourceContents: Sendable {
         let origin: String
         /// For a settings document's value, the schema version of the config it belongs to.
         var schemaVersion: Int?
+        /// The file that gave it: the source's own path, or a file of a directory.
+        let file: String
     }
 
     /// By name: an environment variable's name or a key (a directory), a variable's name (a `.env` file), a key (a
@@ -23,17 +25,62 @@ struct SourceContents: Sendable {
     var fingerprint: [String: Data] = [:]
     /// Whether the file or directory was there.
     var exists = false
+    /// What is there but could not be read (the source itself, or a file of a directory): its path, the place
+    /// to name, and why. Turned into problems by `read(_:keepingFrom:)`, which keeps the values it gave before.
+    private var unreadable: [(path: String, place: String, reason: String)] = []
 
     /// The largest file read: a value is a line or a small document, and a source is not a place for a disk image.
     static let largestFile = 16 * 1024 * 1024
 
     /// Reads `source` now. Never throws: what cannot be read is a problem in the result.
-    static func read(_ source: ConfigSource) -> SourceContents {
+    ///
+    /// A file that is there but cannot be read (its permissions, its directory's, an I/O error, a FIFO or a
+    /// directory in its place) keeps the values it gave in `old`, the source's last reading, until it can be read
+    /// again, and the problem says so: a live source that gave a value keeps it, as it keeps its last valid value
+    /// when it gives an invalid one. A file that is gone, or whose content cannot be used, gives nothing.
+    static func read(_ source: ConfigSource, keepingFrom old: SourceContents? = nil) -> SourceContents {
+        var contents = readNow(source)
+        for failure in contents.unreadable {
+            let kept = old.map { contents.keep(valuesFrom: failure.path, of: $0) } ?? false
+            contents.problems.append(
+                .sourceUnusable(
+                    where: failure.place,
+                    reason: failure.reason
+                        + (kept ? "; the values it gave before are kept until it can be read again" : "")))
+        }
+        contents.unreadable = []
+        return contents
+    }
+
+    /// Takes from `old` the values that `path` (a file, or a directory and every file in it) gave, where this
+    /// reading has none, and the bytes they were read from; returns whether any value was taken.
+    private mutating func keep(valuesFrom path: String, of old: SourceContents) -> Bool {
+        let inside = path.hasSuffix("/") ? path : path + "/"
+        func isFrom(_ file: String) -> Bool { file == path || file.hasPrefix(inside) }
+        var kept = false
+        for (name, entry) in old.entries where isFrom(entry.file) && entries[name] == nil {
+            entries[name] = entry
+            kept = true
+        }
+        for (name, entry) in old.documentEntries where isFrom(entry.file) && documentEntries[name] == nil {
+            documentEntries[name] = entry
+            kept = true
+        }
+        // The same bytes as before: the kept values are those bytes' values, and nothing changed in the file.
+        for (file, bytes) in old.fingerprint where isFrom(file) && fingerprint[file] == nil {
+            fingerprint[file] = bytes
+        }
+        exists = exists || old.exists
+        return kept
+    }
+
+    private static func readNow(_ source: ConfigSource) -> SourceContents {
         var contents = SourceContents()
         var info = stat()
         guard stat(source.path, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if errno == ENOENT || errno == ENOTDIR {
+            let code = errno
+            let reason = String(cString: strerror(code))
+            if code == ENOENT || code == ENOTDIR {
                 if !source.isOptional {
                     contents.problems.append(
                         .sourceUnusable(
@@ -41,7 +88,7 @@ struct SourceContents: Sendable {
                             reason: "it does not exist (declare the source optional if it may be missing)"))
                 }
             } else {
-                contents.problems.append(.sourceUnusable(where: source.description, reason: reason))
+                contents.unreadable.append((source.path, source.description, "it cannot be reached (\(reason))"))
             }
             return contents
         }
@@ -69,13 +116,19 @@ struct SourceContents: Sendable {
         let place = path == source.path ? source.description : "file \(path)"
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            problems.append(.sourceUnusable(where: place, reason: String(cString: strerror(errno))))
+            let code = errno
+            let reason = String(cString: strerror(code))
+            if code == ENOENT {
+                problems.append(.sourceUnusable(where: place, reason: reason))
+            } else {
+                unreadable.append((path, place, "it cannot be read (\(reason))"))
+            }
             return nil
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            problems.append(.sourceUnusable(where: place, reason: "it is not a regular file"))
+            unreadable.append((path, place, "it is not a regular file"))
             return nil
         }
         guard info.st_size <= Self.largestFile else {
@@ -83,36 +136,62 @@ struct SourceContents: Sendable {
                 .sourceUnusable(where: place, reason: "it holds \(info.st_size) bytes, more than \(Self.largestFile)"))
             return nil
         }
+        // Not read past the limit: a file that grew since `fstat` is refused, not read whole.
+        let data: Data
         do {
-            // At most one byte more than the limit: a file that grew since `fstat` is refused, not read whole.
-            let data = try handle.read(upToCount: Self.largestFile + 1) ?? Data()
-            guard data.count <= Self.largestFile else {
-                problems.append(.sourceUnusable(where: place, reason: "it holds more than \(Self.largestFile) bytes"))
-                return nil
-            }
-            fingerprint[path] = data
-            return data
+            data = try FileSystem.readToEnd(of: descriptor, path: path, limit: Self.largestFile)
         } catch {
-            problems.append(.sourceUnusable(where: place, reason: "it cannot be read (\(error.localizedDescription))"))
+            unreadable.append((path, place, "it cannot be read (\(error))"))
             return nil
         }
+        guard data.count <= Self.largestFile else {
+            problems.append(.sourceUnusable(where: place, reason: "it holds more than \(Self.largestFile) bytes"))
+            return nil
+        }
+        fingerprint[path] = data
+        return data
+    }
+
+    /// The names in the directory at `path`, but `.` and `..`; `nil` when it cannot be listed, with the system's
+    /// reason in `reason` (FileManager's error prints as `NSCocoaErrorDomain Code=257 … UserInfo={…}`).
+    private static func names(inDirectory path: String, reason: inout String) -> [String]? {
+        guard let stream = opendir(path) else {
+            reason = String(cString: strerror(errno))
+            return nil
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// One file per value, named by the value's name; the kubelet's own entries (`..data`, `..2026_…`) skipped,
     /// and so are directories.
     private mutating func readDirectory(_ source: ConfigSource) {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: source.path)
-        } catch {
-            problems.append(.sourceUnusable(where: source.description, reason: "it cannot be listed (\(error))"))
+        var reason = ""
+        guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
+            unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
             return
         }
         for name in names.sorted() where !name.hasPrefix("..") {
             let path = source.path.hasSuffix("/") ? source.path + name : source.path + "/" + name
             var info = stat()
-            // A dangling link (the kubelet between two steps of a swap) or a subdirectory holds no value.
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard stat(path, &info) == 0 else {
+                // A directory that may be listed but not entered: the file is there, and cannot be read.
+                let code = errno
+                if code == EACCES || code == EPERM || code == EIO {
+                    unreadable.append((path, "file \(path)", "it cannot be read (\(String(cString: strerror(code))))"))
+                }
+                // Else a dangling link (the kubelet between two steps of a swap) or a loop: no value.
+                continue
+            }
+            // A subdirectory holds no value.
+            guard info.st_mode & S_IFMT == S_IFREG else { continue }
             guard let data = readFile(path, source: source) else { continue }
             guard var text = String(data: data, encoding: .utf8) else {
                 problems.append(.sourceUnusable(where: "file \(path)", reason: "it is not UTF-8 text"))
@@ -122,7 +201,7 @@ struct SourceContents: Sendable {
             if text.utf8.last == UInt8(ascii: "\n") {
                 text.removeLast()  // "\r\n" is one Character: removed whole.
             }
-            entries[name] = Entry(value: .text(text), origin: "file \(path)")
+            entries[name] = Entry(value: .text(text), origin: "file \(path)", file: path)
         }
     }
 
@@ -135,9 +214,10 @@ struct SourceContents: Sendable {
         let environment = ProcessInfo.processInfo.environment
         for (name, entry) in file.values {
             if let real = environment[name] {
-                entries[name] = Entry(value: .text(real), origin: "environment variable \(name)")
+                entries[name] = Entry(value: .text(real), origin: "environment variable \(name)", file: source.path)
             } else {
-                entries[name] = Entry(value: .text(entry.value), origin: ".env file \(source.path) line \(entry.line)")
+                entries[name] = Entry(
+                    value: .text(entry.value), origin: ".env file \(source.path) line \(entry.line)", file: source.path)
             }
         }
     }
@@ -159,7 +239,7 @@ struct SourceContents: Sendable {
         let origin = "JSON file \(source.path)"
         guard members["format"] != nil else {
             for (key, value) in members where !key.hasSuffix(".@schemaVersion") {
-                entries[key] = Entry(value: .stored(value), origin: origin)
+                entries[key] = Entry(value: .stored(value), origin: origin, file: source.path)
             }
             return
         }
@@ -173,7 +253,7 @@ struct SourceContents: Sendable {
         for (configName, config) in document.configs {
             for (name, value) in config.settings {
                 documentEntries["\(config.namespace).\(configName).\(name)"] = Entry(
-                    value: .stored(value), origin: origin, schemaVersion: config.schemaVersion)
+                    value: .stored(value), origin: origin, schemaVersion: config.schemaVersion, file: source.path)
             }
         }
     }

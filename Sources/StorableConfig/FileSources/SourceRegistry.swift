@@ -155,11 +155,11 @@ final class SourceRegistry: Sendable {
     /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
     private func refresh(_ source: ConfigSource, tellingSubscribers: Bool) -> [StorableConfig] {
         readings.lock()
-        guard state.withLock({ $0.entries[source] != nil }) else {
+        guard let last = state.withLock({ $0.entries[source]?.contents }) else {
             readings.unlock()
             return []
         }
-        let contents = SourceContents.read(source)
+        let contents = SourceContents.read(source, keepingFrom: last)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
             guard var entry = state.entries[source] else { return (false, []) }
             let old = entry.contents

@@ -28,6 +28,10 @@ final class StoreHub: @unchecked Sendable {
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
         var aliases = KeyAliases()
+        /// The failed write last reported for each key (its description) since the storage last took a write: a
+        /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
+        /// failure for another reason (another value too large) is still reported.
+        var reportedFailures: [String: String] = [:]
 
         /// Appends the live configs, except the one whose context is `origin`, that read one of `keys` (store
         /// keys), directly or by an earlier key that aliases send there.
@@ -236,13 +240,11 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
             }
             return numberWrite(
-                keys: call.storeKeys, from: origin, startVersion: call.startVersion, generation: call.generation,
-                targets: &targets)
+                keys: call.storeKeys, succeeded: failure == nil, from: origin, startVersion: call.startVersion,
+                generation: call.generation, targets: &targets)
         }
         if let failure {
-            for change in changes {
-                StorableConfig.report(writeFailure(key: change.key, failure))
-            }
+            report(failure, keys: changes.map(\.key))
             if !store.keepsFailedWrites {
                 storageChanged(keys: Set(call.storeKeys))
                 return version
@@ -283,11 +285,11 @@ final class StoreHub: @unchecked Sendable {
                 failure = error
             }
             return numberWrite(
-                keys: CollectionOfOne(storeKey), from: origin, startVersion: call.startVersion,
-                generation: call.generation, targets: &targets)
+                keys: CollectionOfOne(storeKey), succeeded: failure == nil, from: origin,
+                startVersion: call.startVersion, generation: call.generation, targets: &targets)
         }
         if let failure {
-            StorableConfig.report(writeFailure(key: key, failure))
+            report(failure, keys: [key])
             if !store.keepsFailedWrites {
                 storageChanged(keys: [storeKey])
                 return (version, true)
@@ -373,13 +375,15 @@ final class StoreHub: @unchecked Sendable {
     /// Gives a write of `keys` (the store's) that the store just applied its version, and lists the other configs
     /// that read one of them. `certain` is false when another store call was under way, or another change was
     /// numbered, since the write began: the store may then have applied the two in either order, and the caller
-    /// has every config read the keys again.
+    /// has every config read the keys again. A write that `succeeded` has every key's next failure reported
+    /// again.
     private func numberWrite(
-        keys: some Collection<String>, from origin: ObjectIdentifier, startVersion: UInt64, generation: UInt64,
-        targets: inout [StorableConfig]
+        keys: some Collection<String>, succeeded: Bool, from origin: ObjectIdentifier, startVersion: UInt64,
+        generation: UInt64, targets: inout [StorableConfig]
     ) -> (version: UInt64, certain: Bool) {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
+            if succeeded, !feed.reportedFailures.isEmpty { feed.reportedFailures.removeAll(keepingCapacity: true) }
             let certain =
                 feed.version == startVersion && feed.storeCallsInFlight == 0 && feed.aliases.generation == generation
             feed.version &+= 1
@@ -540,11 +544,11 @@ final class StoreHub: @unchecked Sendable {
                 updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
             }
             return numberWrite(
-                keys: call.storeKeys, from: origin, startVersion: call.startVersion, generation: call.generation,
-                targets: &targets)
+                keys: call.storeKeys, succeeded: failure == nil, from: origin, startVersion: call.startVersion,
+                generation: call.generation, targets: &targets)
         }
         if let failure {
-            for key in keys { StorableConfig.report(writeFailure(key: key, failure)) }
+            report(failure, keys: keys)
         }
         let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
         for target in targets {
@@ -565,6 +569,23 @@ final class StoreHub: @unchecked Sendable {
         let result = try update(
             keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
         return (result.version, result.values[key], result.failed)
+    }
+
+    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
+    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
+    /// key and cause says as much.
+    private func report(_ failure: any Error, keys: [String]) {
+        let errors = keys.map { writeFailure(key: $0, failure) }
+        let descriptions = errors.map(\.description)
+        let unreported = feed.withLock { feed -> [Int] in
+            var unreported: [Int] = []
+            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
+                feed.reportedFailures[key] = descriptions[index]
+                unreported.append(index)
+            }
+            return unreported
+        }
+        for index in unreported { StorableConfig.report(errors[index]) }
     }
 
     /// Reloads `store` and has every config bound to the storage read its settings again.

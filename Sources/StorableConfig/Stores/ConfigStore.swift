@@ -88,8 +88,8 @@ public protocol ConfigStore: AnyObject, Sendable {
 
     /// Whether an assigned value whose write failed stays visible in this process.
     ///
-    /// Either way the failure is reported (``StorableConfigError/writeFailed(key:reason:)``) and the store is
-    /// asked for nothing more. `true`, the default: every config on the storage reads the assigned value, in
+    /// Either way the failure is reported (``StorableConfigError/writeFailed(key:reason:)``), once per key and
+    /// cause until a write to the storage succeeds, and the store is asked for nothing more. `true`, the default: every config on the storage reads the assigned value, in
     /// memory only, until the key's next change (a store may write it later, as ``JSONFileStore`` does with its
     /// next write). `false`: every config reads the key from the store again, so the setting goes back to the
     /// value the store holds and observers are told of no change; a store that other servers share (a fleet's

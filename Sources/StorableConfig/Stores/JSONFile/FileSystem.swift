@@ -225,17 +225,25 @@ enum FileSystem {
             throw Failure(path: path, operation: "open for reading", errno: code)
         }
         defer { close(descriptor) }
+        return try readToEnd(of: descriptor, path: path)
+    }
+
+    /// Reads the open file `descriptor` to its end, or until more than `limit` bytes are read: the data then
+    /// holds more than `limit` bytes, and the caller refuses it.
+    /// - Throws: ``Failure`` naming `path` and the read that failed.
+    static func readToEnd(of descriptor: Int32, path: String, limit: Int = .max) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
+        while data.count <= limit {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(path: path, operation: "read", errno: errno)
             }
-            if count == 0 { return data }
+            if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
         }
+        return data
     }
 
     /// Creates `path` and its missing parents as directories, for the settings file `file`.
@@ -279,16 +287,22 @@ enum FileSystem {
         let directory: String
         /// The temporary file's path up to the process id.
         let temporaryPrefix: String
+        /// Where the new contents wait while a file that is a mount point is rewritten in place
+        /// (`settings.json.rewrite`): see ``rewriteInPlace(at:with:from:)``.
+        let rewriteCopy: String
 
         init(path: String) {
             self.path = path
             directory = (path as NSString).deletingLastPathComponent
             let name = (path as NSString).lastPathComponent
             temporaryPrefix = (directory as NSString).appendingPathComponent(".\(name).")
+            rewriteCopy = path + ".rewrite"
         }
     }
 
-    /// ``replaceFile(atPath:with:permissions:)`` for a destination worked out once.
+    /// ``replaceFile(atPath:with:permissions:)`` for a destination worked out once. A file that is a mount point
+    /// (a single-file bind mount), which rename cannot replace, is rewritten in place instead: see
+    /// ``rewriteInPlace(at:with:from:)``.
     @discardableResult
     static func replaceFile(at destination: Destination, with data: Data, permissions: mode_t) throws -> Stamp? {
         let path = destination.path
@@ -309,29 +323,98 @@ enum FileSystem {
             defer { close(descriptor) }
             // The mode given to open() is masked by the umask; settings files keep the mode asked for.
             fchmod(descriptor, permissions)
-            try data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw Failure(path: path, operation: "write", errno: errno)
-                    }
-                    offset += written
-                }
-            }
+            try writeAll(data, to: descriptor, path: path)
             guard flushData(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
-            var info = stat()
-            if fstat(descriptor, &info) == 0, case .file(let newStamp, _) = kind(of: info) { stamp = newStamp }
+            stamp = stampOfOpenFile(descriptor)
         }
-        guard rename(temporary, path) == 0 else { throw Failure(path: path, operation: "rename", errno: errno) }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            guard code == EBUSY else { throw Failure(path: path, operation: "rename", errno: code) }
+            succeeded = true
+            return try rewriteInPlace(at: destination, with: data, from: temporary)
+        }
         succeeded = true
-        let directoryDescriptor = open(directory, O_RDONLY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = flushToDisk(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        flushDirectory(directory)
         return stamp
+    }
+
+    /// Rewrites a file that is a mount point in place (a single-file bind mount: `docker run -v
+    /// ./settings.json:/app/settings.json`, a Kubernetes `subPath`), which rename cannot replace (EBUSY).
+    ///
+    /// The new contents, written and flushed to `temporary`, are first renamed to the copy beside the file
+    /// (`settings.json.rewrite`), so that they are whole on disk before the file is touched; then the file is
+    /// overwritten, cut to their length and flushed, and the copy removed. A crash in between leaves the copy,
+    /// which the next write (or a read that finds the file torn) puts back under the lock. Called under the side
+    /// file's lock.
+    private static func rewriteInPlace(at destination: Destination, with data: Data, from temporary: String) throws
+        -> Stamp?
+    {
+        guard rename(temporary, destination.rewriteCopy) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(
+                path: destination.path,
+                operation: "the file is a mount point, and keeping its new contents beside it", errno: code)
+        }
+        flushDirectory(destination.directory)
+        let stamp = try overwrite(atPath: destination.path, with: data)
+        unlink(destination.rewriteCopy)
+        flushDirectory(destination.directory)
+        return stamp
+    }
+
+    /// Writes `data` over the file at `path` from its start, cuts the file to that length and flushes it: a
+    /// rewrite in place, which a crash can leave torn (see ``rewriteInPlace(at:with:from:)``).
+    /// - Returns: The stamp of the file, taken from its descriptor.
+    static func overwrite(atPath path: String, with data: Data) throws -> Stamp? {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw Failure(path: path, operation: "opening the file to rewrite it in place", errno: errno)
+        }
+        defer { close(descriptor) }
+        #if canImport(Glibc) || canImport(Musl)
+            // The blocks for the new length first, so that a full disk fails the write before a byte of the file
+            // changes; a file system that cannot reserve them (an error other than these) is written as it is.
+            let code = posix_fallocate(descriptor, 0, off_t(data.count))
+            if code == ENOSPC || code == EDQUOT || code == EFBIG {
+                throw Failure(path: path, operation: "reserving space for the new contents", errno: code)
+            }
+        #endif
+        try writeAll(data, to: descriptor, path: path)
+        guard ftruncate(descriptor, off_t(data.count)) == 0 else {
+            throw Failure(path: path, operation: "truncate", errno: errno)
+        }
+        guard flushData(descriptor) == 0 else { throw Failure(path: path, operation: "fsync", errno: errno) }
+        return stampOfOpenFile(descriptor)
+    }
+
+    /// Writes all of `data` at the descriptor's offset.
+    private static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(path: path, operation: "write", errno: errno)
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func stampOfOpenFile(_ descriptor: Int32) -> Stamp? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, case .file(let stamp, _) = kind(of: info) else { return nil }
+        return stamp
+    }
+
+    /// Flushes a directory's entries (a rename or an unlink in it) to the disk, as far as it can.
+    private static func flushDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = flushToDisk(descriptor)
+        close(descriptor)
     }
 
     /// Flushes a new file's contents, and the metadata needed to read them back, to the disk: `fdatasync`

@@ -274,8 +274,18 @@ final class JSONFile: @unchecked Sendable {
     private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
         let target = linkEnd ?? path
         do {
+            let destination: FileSystem.Destination
+            if linkEnd == nil {
+                destination = self.destination
+            } else if let linked = linkedDestination, linked.path == target {
+                destination = linked
+            } else {
+                destination = FileSystem.Destination(path: target)
+                linkedDestination = destination
+            }
+            try Self.finishInterruptedRewrite(of: destination)
             // The one look at the path, which also gives the mode to keep.
-            let kind = try readFromDisk(at: linkEnd)
+            let kind = try readFromDisk(at: linkEnd, holdingLock: true)
             try applyChanges()
             var permissions: mode_t = 0o600
             if case .file(_, let existing) = kind {
@@ -287,15 +297,6 @@ final class JSONFile: @unchecked Sendable {
                 permissions = existing
             }
             let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
-            let destination: FileSystem.Destination
-            if linkEnd == nil {
-                destination = self.destination
-            } else if let linked = linkedDestination, linked.path == target {
-                destination = linked
-            } else {
-                destination = FileSystem.Destination(path: target)
-                linkedDestination = destination
-            }
             stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
             unwritten = [:]
             if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
@@ -331,12 +332,48 @@ final class JSONFile: @unchecked Sendable {
         case fail
     }
 
+    /// Finishes a rewrite in place that a crash cut short (see ``FileSystem/replaceFile(at:with:permissions:)``):
+    /// when the copy of the new contents is beside the file and the file does not hold a JSON object (it was torn),
+    /// puts the copy's contents in the file. The copy is removed either way: a file that parses was rewritten
+    /// whole, or not yet touched, or written by someone since, and is kept. One failed `open` when there is no
+    /// copy. Called under the side file's lock.
+    private static func finishInterruptedRewrite(of destination: FileSystem.Destination) throws {
+        guard let copy = try? FileSystem.contents(ofPath: destination.rewriteCopy) else { return }
+        if let current = try? FileSystem.contents(ofPath: destination.path),
+            (try? JSONText.parseObject(current)) == nil
+        {
+            _ = try FileSystem.overwrite(atPath: destination.path, with: copy)
+        }
+        unlink(destination.rewriteCopy)
+    }
+
+    /// ``readFromDisk(at:ifCorrupt:holdingLock:)`` under the side file's lock, after finishing a rewrite in place
+    /// that a crash cut short: for a file that did not parse when read without the lock, which may have been a
+    /// file that is a mount point, read while another process rewrote it in place.
+    private func readFromDiskUnderLock(at target: String?, ifCorrupt action: CorruptFileAction) throws
+        -> FileSystem.Kind
+    {
+        let file = try target ?? FileSystem.endOfLinks(from: path) ?? path
+        let lockPath = file + ".lock"
+        do {
+            return try FileSystem.withExclusiveLock(onPath: lockPath, for: file) {
+                try Self.finishInterruptedRewrite(of: FileSystem.Destination(path: file))
+                return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
+            }
+        } catch let failure as FileSystem.Failure where failure.path == lockPath {
+            // No lock to be had (a directory or a lock file this process may not write): decide on the file as
+            // it is, as a reader did before reads took the lock, so that the reason given is the file's.
+            return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
+        }
+    }
+
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
-    /// top. Called with `lock` held.
+    /// top. Called with `lock` held. A file that does not parse is read again under the side file's lock before it
+    /// is moved aside or refused, unless `holdingLock` says that lock is held already.
     /// - Parameter target: Where `path` leads, if known: the end of its symbolic links.
     /// - Returns: What the one `stat` of the path found.
     private func readFromDisk(
-        at target: String? = nil, ifCorrupt action: CorruptFileAction = .quarantine
+        at target: String? = nil, ifCorrupt action: CorruptFileAction = .quarantine, holdingLock: Bool = false
     ) throws -> FileSystem.Kind {
         let previous = values
         let previousRespellings = respellings
@@ -368,6 +405,9 @@ final class JSONFile: @unchecked Sendable {
                 }
                 stamp = current
             } catch let error as JSONText.SyntaxError {
+                if !holdingLock, action != .keep {
+                    return try readFromDiskUnderLock(at: target, ifCorrupt: action)
+                }
                 let reason = data.isEmpty ? "the file is empty" : error.description
                 switch action {
                 case .quarantine:

@@ -18,10 +18,12 @@ import Foundation
 /// ```
 ///
 /// Every write is durable and atomic when it returns: the new file is written beside the old one, flushed
-/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. Writes from several
-/// processes are serialized by an advisory lock on a side file (`settings.json.lock`), and each merges its
-/// change into the file as it is on disk, so no process overwrites another's keys with stale values. Keys
-/// that no config declares are kept as they are.
+/// and renamed over it, so a crash leaves the old file or the new one, never a torn one. (A file that is a mount
+/// point, a single-file bind mount, cannot be renamed over: it is rewritten in place under the lock, its new
+/// contents kept whole beside it until the rewrite ends, and the next open finishes a rewrite that a crash cut
+/// short.) Writes from several processes are serialized by an advisory lock on a side file
+/// (`settings.json.lock`), and each merges its change into the file as it is on disk, so no process overwrites
+/// another's keys with stale values. Keys that no config declares are kept as they are.
 ///
 /// A file that does not parse is moved aside to `settings.json.corrupt-<date>` and reported, so its bytes
 /// can be recovered, and the store starts empty. A write that fails (a full disk, a read-only file) throws an
@@ -57,14 +59,29 @@ public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
     }
 
     /// Opens the settings file at the platform's place for `namespace`: see ``defaultURL(namespace:)``.
-    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does.
+    /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` as ``init(url:)`` does, and for a namespace
+    ///   that is not a single path component (empty, `.`, `..`, or holding a `/`), which would put the file
+    ///   somewhere else than in a directory of its own under the configuration directory.
     public convenience init(namespace: String) throws {
-        try self.init(url: JSONFileStore.defaultURL(namespace: namespace))
+        let url = JSONFileStore.defaultURL(namespace: namespace)
+        guard !namespace.isEmpty, namespace != ".", namespace != "..", !namespace.contains("/"),
+            !namespace.contains("\0")
+        else {
+            throw StorableConfigError.fileUnusable(
+                path: url.path,
+                reason: "the namespace \"\(namespace)\" names its directory, and is not a single path component "
+                    + "(a name without '/', other than '.' and '..'); set StorableConfig.defaultNamespace to one, "
+                    + "such as com.example.app")
+        }
+        try self.init(url: url)
     }
 
     /// Where settings files live on this platform: `$XDG_CONFIG_HOME/<namespace>/settings.json`, or
     /// `~/.config/<namespace>/settings.json` when `XDG_CONFIG_HOME` is not set, on Linux; Application
     /// Support on Apple platforms.
+    ///
+    /// The namespace is used as a path component as it is: ``init(namespace:)`` refuses one that is not a single
+    /// path component (`..`, `a/b`).
     public static func defaultURL(namespace: String) -> URL {
         #if canImport(Darwin)
             let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
