@@ -15,11 +15,11 @@
 final class StoreHub: @unchecked Sendable {
     /// The version counter, the store calls under way and the configs to tell; held only to number a write
     /// or an outside change and to list the receivers, never across a store call or while anyone is told.
-    private let feed = Locked(Feed())
+    let feed = Locked(Feed())
     /// Kept alive so that its identity, the registry's key, cannot be reused while the hub exists.
     private let identity: AnyObject
 
-    private struct Feed {
+    struct Feed {
         var version: UInt64 = 0
         /// The configs to tell, grouped by their class's schema, each by its context.
         var receivers: [ObjectIdentifier: ReceiverGroup] = [:]
@@ -63,46 +63,12 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
-    /// config of another class that still uses such a key reads and writes the current key instead (see
-    /// Docs/Migrations.md). Kept for the hub's life, so that the configs alive agree.
-    private struct KeyAliases {
-        /// Earlier key → current key.
-        var currentKey: [String: String] = [:]
-        /// Current key → earlier keys, and the class that declares them.
-        var earlierKeys: [String: [String]] = [:]
-        var movedBy: [String: String] = [:]
-        /// Changed whenever an alias is added, so that a write under way can tell that its key moved.
-        var generation: UInt64 = 0
-        /// Pairs of (class, key) already reported.
-        var reported: Set<String> = []
-
-        /// Every entry of `currentKey` leads to a key that is itself not sent elsewhere, so one look-up resolves
-        /// a chain of renames (`a` → `b` → `c`).
-        func storeKey(_ key: String) -> String { currentKey[key] ?? key }
-
-        /// Sends `earlier` to where `current` is stored; earlier keys that were sent to `earlier` follow it.
-        /// - Returns: Whether anything changed.
-        mutating func add(_ earlier: String, to current: String, movedBy className: String) -> Bool {
-            let target = storeKey(current)
-            guard currentKey[earlier] == nil, earlier != target else { return false }
-            for key in earlierKeys.removeValue(forKey: earlier) ?? [] {
-                currentKey[key] = target
-                earlierKeys[target, default: []].append(key)
-            }
-            currentKey[earlier] = target
-            earlierKeys[target, default: []].append(earlier)
-            movedBy[earlier] = className
-            return true
-        }
-    }
-
-    private struct Receiver {
+    struct Receiver {
         weak var config: StorableConfig?
     }
 
     /// The live configs of one class (one schema) on this storage.
-    private struct ReceiverGroup {
+    struct ReceiverGroup {
         /// Kept so that its identity, the group's key, cannot be reused while the group exists.
         let schema: ConfigSchema
         var byContext: [ObjectIdentifier: Receiver] = [:]
@@ -119,7 +85,7 @@ final class StoreHub: @unchecked Sendable {
     }
 
     /// Whether any alias exists (once added, aliases are never removed).
-    private var hasAliases: Bool { feed.withLock { !$0.aliases.currentKey.isEmpty } }
+    var hasAliases: Bool { feed.withLock { !$0.aliases.currentKey.isEmpty } }
 
     /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
     static func hub(for store: any ConfigStore) -> StoreHub {
@@ -313,7 +279,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// A store call of several keys under way: the version and alias generation it started from, and the keys
     /// it uses in the store (the keys given, or the current keys that aliases send them to).
-    private struct StoreCall {
+    struct StoreCall {
         let startVersion: UInt64
         let generation: UInt64
         let keys: [String]
@@ -324,7 +290,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Counts a store call of one key that is about to start: every assignment's path, which copies no key and
     /// makes no array. Returns the current key that an alias sends `key` to, if any.
-    private func beginStoreCall(key: String) -> (startVersion: UInt64, generation: UInt64, aliasedTo: String?) {
+    func beginStoreCall(key: String) -> (startVersion: UInt64, generation: UInt64, aliasedTo: String?) {
         feed.withLock { feed in
             feed.storeCallsInFlight += 1
             let aliased = feed.aliases.currentKey.isEmpty ? nil : feed.aliases.currentKey[key]
@@ -341,7 +307,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Counts a store call that is about to start, translating `keys` unless they are the store's own (all of
     /// them, or those marked in `asGiven`).
-    private func beginStoreCall(keys: [String], translating: Bool = true, asGiven: [Bool]? = nil) -> StoreCall {
+    func beginStoreCall(keys: [String], translating: Bool = true, asGiven: [Bool]? = nil) -> StoreCall {
         feed.withLock { feed in
             feed.storeCallsInFlight += 1
             var storeKeys = keys
@@ -358,7 +324,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Whether `storeKey` is an earlier key that aliases send elsewhere: nobody reads it any more, so a change of
     /// it (a move removing a value) is told to nobody.
-    private func isAliased(_ storeKey: String) -> Bool {
+    func isAliased(_ storeKey: String) -> Bool {
         feed.withLock { $0.aliases.currentKey[storeKey] != nil }
     }
 
@@ -377,7 +343,7 @@ final class StoreHub: @unchecked Sendable {
     /// numbered, since the write began: the store may then have applied the two in either order, and the caller
     /// has every config read the keys again. A write that `succeeded` has every key's next failure reported
     /// again.
-    private func numberWrite(
+    func numberWrite(
         keys: some Collection<String>, succeeded: Bool, from origin: ObjectIdentifier, startVersion: UInt64,
         generation: UInt64, targets: inout [StorableConfig]
     ) -> (version: UInt64, certain: Bool) {
@@ -395,7 +361,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Gives a change made outside the process, or a reload, its version, and lists every config to tell, with
     /// the keys they know `storeKeys` by (earlier keys that aliases send to them included).
-    private func numberOutsideChange(
+    func numberOutsideChange(
         storeKeys: Set<String>? = nil
     ) -> (version: UInt64, targets: [StorableConfig], configKeys: Set<String>?) {
         feed.withLock { feed in
@@ -413,200 +379,11 @@ final class StoreHub: @unchecked Sendable {
             return (feed.version, targets, configKeys)
         }
     }
-
-    // MARK: Earlier keys still in use
-
-    /// The key under which the store holds what a config knows as `key`.
-    func storeKey(_ key: String) -> String {
-        feed.withLock { $0.aliases.storeKey(key) }
-    }
-
-    /// The earlier keys that aliases send to `storeKey`, for a config that knows the value by one of them.
-    func earlierKeys(aliasedTo storeKey: String) -> [String] {
-        feed.withLock { $0.aliases.earlierKeys[storeKey] ?? [] }
-    }
-
-    /// Reads `keys` from `store`, each under the key that holds it: ``ConfigStore/values(forKeys:)`` with
-    /// aliases applied.
-    func values(forKeys keys: [String], in store: any ConfigStore) throws -> [String: StoredValue] {
-        guard hasAliases else { return try store.values(forKeys: keys) }
-        let storeKeys = feed.withLock { feed in keys.map(feed.aliases.storeKey) }
-        let found = try store.values(forKeys: storeKeys)
-        var values: [String: StoredValue] = [:]
-        for (key, storeKey) in zip(keys, storeKeys) { values[key] = found[storeKey] }
-        return values
-    }
-
-    /// Sends the earlier keys of `schema`'s settings to their current keys for every config on this storage,
-    /// before `schema`'s config moves their values; reports each config of another class that uses one. The
-    /// configs that now read another key read it when ``storageChanged(keys:)`` is called with the current keys,
-    /// after the move.
-    /// - Returns: Whether an alias was added (the first config of the class on this storage).
-    @discardableResult
-    func addAliases(of schema: ConfigSchema) -> Bool {
-        guard schema.hasEarlierKeys else { return false }
-        let added = feed.withLock { feed -> Bool in
-            var added = false
-            for (index, earlier) in schema.earlierKeys.enumerated() {
-                let current = schema.keys[index]
-                for key in earlier where feed.aliases.add(key, to: current, movedBy: schema.className) {
-                    added = true
-                }
-            }
-            if added { feed.aliases.generation &+= 1 }
-            return added
-        }
-        guard added else { return false }
-        let configs = feed.withLock { feed in feed.receivers.values.flatMap { $0.byContext.values.compactMap(\.config) }
-        }
-        for config in configs where config.schema !== schema {
-            reportAliases(of: config.schema)
-        }
-        return true
-    }
-
-    /// Reports, once per class and key, each setting of `schema` whose key aliases send elsewhere.
-    func reportAliases(of schema: ConfigSchema) {
-        guard hasAliases else { return }
-        let reports = feed.withLock { feed -> [StorableConfigError] in
-            var reports: [StorableConfigError] = []
-            for key in schema.keys {
-                guard let current = feed.aliases.currentKey[key], let movedBy = feed.aliases.movedBy[key],
-                    feed.aliases.reported.insert(schema.className + "\u{0}" + key).inserted
-                else { continue }
-                reports.append(
-                    .earlierKeyInUse(className: schema.className, key: key, currentKey: current, movedBy: movedBy))
-            }
-            return reports
-        }
-        for report in reports { StorableConfig.report(report) }
-    }
-
-    // MARK: Updates and reloads
-
-    /// Replaces the values of `keys` by `transform` of their values in `store`, as one
-    /// ``ConfigStore/updateValues(forKeys:_:)``, then tells every other config bound to the storage, as
-    /// ``write(_:to:from:)`` does.
-    ///
-    /// `keys` are configs' keys, which aliases may send elsewhere, or, with `storeKeys`, the store's own (a move
-    /// or a migration, which reads and writes earlier keys themselves).
-    ///
-    /// - Returns: The version of the write, the values of `keys` after it, and whether the store failed to
-    ///   write them (the values are then what the store holds).
-    /// - Throws: What `transform` throws; nothing is then changed.
-    func update(
-        keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void, in store: any ConfigStore,
-        from origin: ObjectIdentifier, storeKeys: Bool = false
-    ) throws -> (version: UInt64, values: [String: StoredValue], failed: Bool) {
-        var failure: (any Error)?
-        var targets: [StorableConfig] = []
-        var updated: [String: StoredValue] = [:]
-        var transformFailure: (any Error)?
-        let call = beginStoreCall(keys: keys, translating: !storeKeys)
-        let translated = call.storeKeys != keys
-        // The transform sees the values under the keys it was given, wherever the store holds them.
-        func given(_ stored: [String: StoredValue]) -> [String: StoredValue] {
-            guard translated else { return stored }
-            var values: [String: StoredValue] = [:]
-            for (key, storeKey) in zip(keys, call.storeKeys) { values[key] = stored[storeKey] }
-            return values
-        }
-        let (version, certain) = try OutsideLocks.deferring {
-            do {
-                let result = try store.updateValues(forKeys: call.storeKeys) { values in
-                    do {
-                        guard translated else { return try transform(&values) }
-                        var mine = given(values)
-                        try transform(&mine)
-                        // Several of `keys` may go to one store key (an old class's and its successor's, both in
-                        // one import): the current key's own value wins, else the first earlier key's by name.
-                        let pairs = zip(keys, call.storeKeys).sorted {
-                            ($0.0 == $0.1 ? 0 : 1, $0.0) < ($1.0 == $1.1 ? 0 : 1, $1.0)
-                        }
-                        var written: Set<String> = []
-                        for (key, storeKey) in pairs where written.insert(storeKey).inserted {
-                            values[storeKey] = mine[key]
-                        }
-                    } catch {
-                        transformFailure = error
-                        throw error
-                    }
-                }
-                updated = given(result)
-            } catch {
-                // The caller's transform refused: nothing changed, nobody is told.
-                if let transformFailure {
-                    feed.withLock { $0.storeCallsInFlight -= 1 }
-                    throw transformFailure
-                }
-                // The store failed: it holds what it held, or the change in memory; read that.
-                failure = error
-                updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
-            }
-            return numberWrite(
-                keys: call.storeKeys, succeeded: failure == nil, from: origin, startVersion: call.startVersion,
-                generation: call.generation, targets: &targets)
-        }
-        if let failure {
-            report(failure, keys: keys)
-        }
-        let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
-        for target in targets {
-            for (key, storeKey) in told {
-                target.receive(key: storeKey, stored: updated[key], typedValue: nil, version: version)
-            }
-        }
-        if !certain { storageChanged(keys: Set(call.storeKeys)) }
-        return (version, updated, failure != nil)
-    }
-
-    /// Replaces the value of `key` by `transform` of its value in `store`: ``update(keys:_:in:from:)`` for one
-    /// key.
-    func update(
-        key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
-        from origin: ObjectIdentifier
-    ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
-        let result = try update(
-            keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
-        return (result.version, result.values[key], result.failed)
-    }
-
-    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
-    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
-    /// key and cause says as much.
-    private func report(_ failure: any Error, keys: [String]) {
-        let errors = keys.map { writeFailure(key: $0, failure) }
-        let descriptions = errors.map(\.description)
-        let unreported = feed.withLock { feed -> [Int] in
-            var unreported: [Int] = []
-            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
-                feed.reportedFailures[key] = descriptions[index]
-                unreported.append(index)
-            }
-            return unreported
-        }
-        for index in unreported { StorableConfig.report(errors[index]) }
-    }
-
-    /// Reloads `store` and has every config bound to the storage read its settings again.
-    func reload(_ store: any ConfigStore) throws {
-        let (version, targets, _) = try OutsideLocks.deferring {
-            do {
-                try store.reload()
-            } catch {
-                throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
-            }
-            return numberOutsideChange()
-        }
-        for target in targets {
-            target.loadSettings(version: version)
-        }
-    }
 }
 
 /// The report of a failed write of `key`: the store's own `writeFailed` as it is when it names the key (a store
 /// that says why one value was refused), not wrapped in a second sentence.
-private func writeFailure(key: String, _ failure: any Error) -> StorableConfigError {
+func writeFailure(key: String, _ failure: any Error) -> StorableConfigError {
     guard case .writeFailed(let failedKey, let reason) = failure as? StorableConfigError else {
         return .writeFailed(key: key, reason: "\(failure)")
     }

@@ -16,14 +16,14 @@ final class JSONFile: @unchecked Sendable {
     private let destination: FileSystem.Destination
     // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
     private let lock = Lock()
-    private var values: [String: StoredValue] = [:]
+    private(set) var values: [String: StoredValue] = [:]
     /// Members whose keys are other spellings of keys in `values`; empty unless a person or another program
     /// wrote such keys.
-    private var respellings: [ExactKey: FileText.Respelling] = [:]
+    private(set) var respellings: [ExactKey: FileText.Respelling] = [:]
     /// This process's changes not yet written, by the member they went to: one that `values` holds (by `String`
     /// equality, which is how its spellings route to it) or one of `respellings`.
-    private var unwritten: [String: StoredValue?] = [:]
-    private var unwrittenRespellings: [ExactKey: StoredValue?] = [:]
+    private(set) var unwritten: [String: StoredValue?] = [:]
+    private(set) var unwrittenRespellings: [ExactKey: StoredValue?] = [:]
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     private var rawMembers: [String: String] = [:]
@@ -31,7 +31,7 @@ final class JSONFile: @unchecked Sendable {
     private var linkedDestination: FileSystem.Destination?
     private var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
-    private var externallyChanged: Set<String> = []
+    var externallyChanged: Set<String> = []
 
     private struct WeakFile {
         weak var file: JSONFile?
@@ -434,35 +434,6 @@ final class JSONFile: @unchecked Sendable {
             setStoredValue(value, forKey: key.string)
         }
         return quarantined ? .missing : kind
-    }
-}
-
-extension JSONFile {
-    /// Records the keys whose values differ from `previous` and `previousRespellings`, other than this
-    /// process's own changes. Called with `lock` held.
-    fileprivate func noteExternalChanges(
-        from previous: [String: StoredValue], _ previousRespellings: [ExactKey: FileText.Respelling]
-    ) {
-        if previous != values {
-            for (key, value) in values where previous[key] != value && !isOwnChange(key) {
-                externallyChanged.insert(key)
-            }
-            for key in previous.keys where values[key] == nil && !isOwnChange(key) {
-                externallyChanged.insert(key)
-            }
-        }
-        guard !(previousRespellings.isEmpty && respellings.isEmpty), previousRespellings != respellings else { return }
-        for (key, respelling) in respellings where previousRespellings[key] != respelling && !isOwnChange(key.string) {
-            externallyChanged.insert(key.string)
-        }
-        for key in previousRespellings.keys where respellings[key] == nil && !isOwnChange(key.string) {
-            externallyChanged.insert(key.string)
-        }
-    }
-
-    /// Whether this process changed `key`, in any spelling, and has not written it yet. Called with `lock` held.
-    private func isOwnChange(_ key: String) -> Bool {
-        unwritten[key] != nil || unwrittenRespellings.keys.contains { $0.string == key }
     }
 }
 

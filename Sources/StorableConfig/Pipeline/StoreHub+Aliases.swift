@@ -1,0 +1,103 @@
+/// Earlier keys still in use: a config of another class that uses a key which a newer class moved reads and
+/// writes the current key (see Docs/Migrations.md).
+extension StoreHub {
+    /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
+    /// config of another class that still uses such a key reads and writes the current key instead (see
+    /// Docs/Migrations.md). Kept for the hub's life, so that the configs alive agree.
+    struct KeyAliases {
+        /// Earlier key → current key.
+        var currentKey: [String: String] = [:]
+        /// Current key → earlier keys, and the class that declares them.
+        var earlierKeys: [String: [String]] = [:]
+        var movedBy: [String: String] = [:]
+        /// Changed whenever an alias is added, so that a write under way can tell that its key moved.
+        var generation: UInt64 = 0
+        /// Pairs of (class, key) already reported.
+        var reported: Set<String> = []
+
+        /// Every entry of `currentKey` leads to a key that is itself not sent elsewhere, so one look-up resolves
+        /// a chain of renames (`a` → `b` → `c`).
+        func storeKey(_ key: String) -> String { currentKey[key] ?? key }
+
+        /// Sends `earlier` to where `current` is stored; earlier keys that were sent to `earlier` follow it.
+        /// - Returns: Whether anything changed.
+        mutating func add(_ earlier: String, to current: String, movedBy className: String) -> Bool {
+            let target = storeKey(current)
+            guard currentKey[earlier] == nil, earlier != target else { return false }
+            for key in earlierKeys.removeValue(forKey: earlier) ?? [] {
+                currentKey[key] = target
+                earlierKeys[target, default: []].append(key)
+            }
+            currentKey[earlier] = target
+            earlierKeys[target, default: []].append(earlier)
+            movedBy[earlier] = className
+            return true
+        }
+    }
+
+    /// The key under which the store holds what a config knows as `key`.
+    func storeKey(_ key: String) -> String {
+        feed.withLock { $0.aliases.storeKey(key) }
+    }
+
+    /// The earlier keys that aliases send to `storeKey`, for a config that knows the value by one of them.
+    func earlierKeys(aliasedTo storeKey: String) -> [String] {
+        feed.withLock { $0.aliases.earlierKeys[storeKey] ?? [] }
+    }
+
+    /// Reads `keys` from `store`, each under the key that holds it: ``ConfigStore/values(forKeys:)`` with
+    /// aliases applied.
+    func values(forKeys keys: [String], in store: any ConfigStore) throws -> [String: StoredValue] {
+        guard hasAliases else { return try store.values(forKeys: keys) }
+        let storeKeys = feed.withLock { feed in keys.map(feed.aliases.storeKey) }
+        let found = try store.values(forKeys: storeKeys)
+        var values: [String: StoredValue] = [:]
+        for (key, storeKey) in zip(keys, storeKeys) { values[key] = found[storeKey] }
+        return values
+    }
+
+    /// Sends the earlier keys of `schema`'s settings to their current keys for every config on this storage,
+    /// before `schema`'s config moves their values; reports each config of another class that uses one. The
+    /// configs that now read another key read it when ``storageChanged(keys:)`` is called with the current keys,
+    /// after the move.
+    /// - Returns: Whether an alias was added (the first config of the class on this storage).
+    @discardableResult
+    func addAliases(of schema: ConfigSchema) -> Bool {
+        guard schema.hasEarlierKeys else { return false }
+        let added = feed.withLock { feed -> Bool in
+            var added = false
+            for (index, earlier) in schema.earlierKeys.enumerated() {
+                let current = schema.keys[index]
+                for key in earlier where feed.aliases.add(key, to: current, movedBy: schema.className) {
+                    added = true
+                }
+            }
+            if added { feed.aliases.generation &+= 1 }
+            return added
+        }
+        guard added else { return false }
+        let configs = feed.withLock { feed in feed.receivers.values.flatMap { $0.byContext.values.compactMap(\.config) }
+        }
+        for config in configs where config.schema !== schema {
+            reportAliases(of: config.schema)
+        }
+        return true
+    }
+
+    /// Reports, once per class and key, each setting of `schema` whose key aliases send elsewhere.
+    func reportAliases(of schema: ConfigSchema) {
+        guard hasAliases else { return }
+        let reports = feed.withLock { feed -> [StorableConfigError] in
+            var reports: [StorableConfigError] = []
+            for key in schema.keys {
+                guard let current = feed.aliases.currentKey[key], let movedBy = feed.aliases.movedBy[key],
+                    feed.aliases.reported.insert(schema.className + "\u{0}" + key).inserted
+                else { continue }
+                reports.append(
+                    .earlierKeyInUse(className: schema.className, key: key, currentKey: current, movedBy: movedBy))
+            }
+            return reports
+        }
+        for report in reports { StorableConfig.report(report) }
+    }
+}

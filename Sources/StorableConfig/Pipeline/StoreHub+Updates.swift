@@ -1,0 +1,121 @@
+/// Read-modify-writes of several keys (moves, migrations, records) and reloads through the hub.
+extension StoreHub {
+    /// Replaces the values of `keys` by `transform` of their values in `store`, as one
+    /// ``ConfigStore/updateValues(forKeys:_:)``, then tells every other config bound to the storage, as
+    /// ``write(_:to:from:)`` does.
+    ///
+    /// `keys` are configs' keys, which aliases may send elsewhere, or, with `storeKeys`, the store's own (a move
+    /// or a migration, which reads and writes earlier keys themselves).
+    ///
+    /// - Returns: The version of the write, the values of `keys` after it, and whether the store failed to
+    ///   write them (the values are then what the store holds).
+    /// - Throws: What `transform` throws; nothing is then changed.
+    func update(
+        keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void, in store: any ConfigStore,
+        from origin: ObjectIdentifier, storeKeys: Bool = false
+    ) throws -> (version: UInt64, values: [String: StoredValue], failed: Bool) {
+        var failure: (any Error)?
+        var targets: [StorableConfig] = []
+        var updated: [String: StoredValue] = [:]
+        var transformFailure: (any Error)?
+        let call = beginStoreCall(keys: keys, translating: !storeKeys)
+        let translated = call.storeKeys != keys
+        // The transform sees the values under the keys it was given, wherever the store holds them.
+        func given(_ stored: [String: StoredValue]) -> [String: StoredValue] {
+            guard translated else { return stored }
+            var values: [String: StoredValue] = [:]
+            for (key, storeKey) in zip(keys, call.storeKeys) { values[key] = stored[storeKey] }
+            return values
+        }
+        let (version, certain) = try OutsideLocks.deferring {
+            do {
+                let result = try store.updateValues(forKeys: call.storeKeys) { values in
+                    do {
+                        guard translated else { return try transform(&values) }
+                        var mine = given(values)
+                        try transform(&mine)
+                        // Several of `keys` may go to one store key (an old class's and its successor's, both in
+                        // one import): the current key's own value wins, else the first earlier key's by name.
+                        let pairs = zip(keys, call.storeKeys).sorted {
+                            ($0.0 == $0.1 ? 0 : 1, $0.0) < ($1.0 == $1.1 ? 0 : 1, $1.0)
+                        }
+                        var written: Set<String> = []
+                        for (key, storeKey) in pairs where written.insert(storeKey).inserted {
+                            values[storeKey] = mine[key]
+                        }
+                    } catch {
+                        transformFailure = error
+                        throw error
+                    }
+                }
+                updated = given(result)
+            } catch {
+                // The caller's transform refused: nothing changed, nobody is told.
+                if let transformFailure {
+                    feed.withLock { $0.storeCallsInFlight -= 1 }
+                    throw transformFailure
+                }
+                // The store failed: it holds what it held, or the change in memory; read that.
+                failure = error
+                updated = given((try? store.values(forKeys: call.storeKeys)) ?? [:])
+            }
+            return numberWrite(
+                keys: call.storeKeys, succeeded: failure == nil, from: origin, startVersion: call.startVersion,
+                generation: call.generation, targets: &targets)
+        }
+        if let failure {
+            report(failure, keys: keys)
+        }
+        let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
+        for target in targets {
+            for (key, storeKey) in told {
+                target.receive(key: storeKey, stored: updated[key], typedValue: nil, version: version)
+            }
+        }
+        if !certain { storageChanged(keys: Set(call.storeKeys)) }
+        return (version, updated, failure != nil)
+    }
+
+    /// Replaces the value of `key` by `transform` of its value in `store`: ``update(keys:_:in:from:)`` for one
+    /// key.
+    func update(
+        key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
+        from origin: ObjectIdentifier
+    ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
+        let result = try update(
+            keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
+        return (result.version, result.values[key], result.failed)
+    }
+
+    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
+    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
+    /// key and cause says as much.
+    func report(_ failure: any Error, keys: [String]) {
+        let errors = keys.map { writeFailure(key: $0, failure) }
+        let descriptions = errors.map(\.description)
+        let unreported = feed.withLock { feed -> [Int] in
+            var unreported: [Int] = []
+            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
+                feed.reportedFailures[key] = descriptions[index]
+                unreported.append(index)
+            }
+            return unreported
+        }
+        for index in unreported { StorableConfig.report(errors[index]) }
+    }
+
+    /// Reloads `store` and has every config bound to the storage read its settings again.
+    func reload(_ store: any ConfigStore) throws {
+        let (version, targets, _) = try OutsideLocks.deferring {
+            do {
+                try store.reload()
+            } catch {
+                throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
+            }
+            return numberOutsideChange()
+        }
+        for target in targets {
+            target.loadSettings(version: version)
+        }
+    }
+}
