@@ -3,7 +3,8 @@ import StorableConfig
 
 /// The one watch of an ``EtcdStore``'s prefix, on a thread of its own: a streamed response with one JSON object
 /// per line, resumed on the next endpoint after the last revision whose events the store took when it ends, and
-/// restarted from a fresh read after a compaction.
+/// restarted from a fresh read after a compaction. Another member is asked now and then whether the watch has
+/// fallen behind (see ``checkLag()``): a frozen member keeps the connection open and sends nothing.
 @available(watchOS, unavailable)
 final class EtcdWatcher: @unchecked Sendable {
     private weak var store: EtcdStorage?
@@ -15,6 +16,14 @@ final class EtcdWatcher: @unchecked Sendable {
     private var endpointIndex = 0
     private var counts = Counts()
     private var deniedInARow = 0
+    /// The endpoint whose watch etcd created, while that watch is open.
+    private var watching: Int?
+    /// When the open watch's last whole line came.
+    private var lastLine = ContinuousClock.now
+    /// The newest change of the prefix that a check found the watch without, and when.
+    private var behind: (revision: Int64, since: ContinuousClock.Instant)?
+    private var checking = false
+    private var lagTimer: DispatchSourceTimer?
 
     /// What the watch has done so far, for the tests.
     struct Counts {
@@ -27,6 +36,9 @@ final class EtcdWatcher: @unchecked Sendable {
         var resynchronisations = 0
         /// Watches refused for a token or a permission.
         var watchesRefused = 0
+        /// Watches left because another member had committed a change of the prefix that they had not delivered
+        /// within the lag limit.
+        var watchesLeftBehind = 0
     }
 
     /// A watch with no event is kept alive by etcd's progress notifications (every 10 minutes by default);
@@ -45,15 +57,22 @@ final class EtcdWatcher: @unchecked Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "StorableConfig.EtcdWatcher"
         thread.start()
+        startLagChecks()
     }
 
     func stop() {
-        let connection = lock.withLock { () -> HTTPConnection? in
+        let (connection, timer) = lock.withLock { () -> (HTTPConnection?, DispatchSourceTimer?) in
             stopped = true
-            return self.connection
+            defer { lagTimer = nil }
+            return (self.connection, lagTimer)
         }
+        timer?.cancel()
         connection?.shutdownNow()
         wakeUp.signal()
+    }
+
+    deinit {
+        lagTimer?.cancel()
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
@@ -82,7 +101,7 @@ final class EtcdWatcher: @unchecked Sendable {
     /// The store is held strongly only while the watch is set up and while a line is taken: a store that
     /// nobody uses any more goes away during a quiet watch, and its `deinit` stops this watcher.
     private func watchOnce() -> Bool {
-        guard let (endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
+        guard let (index, endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
         // Until etcd says the watch is created, a member has the client's timeout, all told, to connect and
         // answer: a member that sends a byte now and then does not hold it. After that, each line must come
         // within the idle limit of the one before.
@@ -97,7 +116,10 @@ final class EtcdWatcher: @unchecked Sendable {
         }
         guard proceed else { return false }
         defer {
-            lock.withLock { self.connection = nil }
+            lock.withLock {
+                self.connection = nil
+                watching = nil
+            }
             connection.shutdownNow()
         }
         var lines = WatchLines()
@@ -116,6 +138,7 @@ final class EtcdWatcher: @unchecked Sendable {
                 try lines.append(bytes)
                 while let line = lines.next() {
                     progress.lastLine = .now
+                    lock.withLock { lastLine = progress.lastLine }
                     guard let store else {
                         connection.shutdownNow()
                         return
@@ -123,7 +146,11 @@ final class EtcdWatcher: @unchecked Sendable {
                     switch take(line, store: store) {
                     case .created:
                         progress.opened = true
-                        lock.withLock { counts.watchesOpened += 1 }
+                        lock.withLock {
+                            counts.watchesOpened += 1
+                            watching = index
+                            behind = nil
+                        }
                     case .carryOn:
                         break
                     case .canceled:
@@ -176,9 +203,9 @@ final class EtcdWatcher: @unchecked Sendable {
                     + "changes made elsewhere are not seen until it accepts"))
     }
 
-    /// The endpoint, headers, body and idle limit of the next watch, after a read of the prefix if the store
+    /// The endpoint (its index and URL), headers, body and idle limit of the next watch, after a read of the prefix if the store
     /// never could read it; `nil` if the store is gone or the read or the token failed.
-    private func prepareWatch() -> (URL, [(name: String, value: String)], Data, TimeInterval)? {
+    private func prepareWatch() -> (Int, URL, [(name: String, value: String)], Data, TimeInterval)? {
         guard let store else {
             stop()
             return nil
@@ -187,13 +214,13 @@ final class EtcdWatcher: @unchecked Sendable {
             guard let changed = try? store.readAll() else { return nil }
             if !changed.isEmpty { store.storageDidChange(forKeys: changed) }
         }
-        let endpoint = lock.withLock { client.endpoints[endpointIndex % client.endpoints.count] }
+        let index = lock.withLock { endpointIndex % client.endpoints.count }
         var headers = [(name: "Grpc-Metadata-hasleader", value: "true")]
         guard let token = try? client.authorization() ?? "" else { return nil }
         if !token.isEmpty { headers.append(("Authorization", token)) }
         let create = Self.watchRequest(prefix: prefix, after: store.watchRevision)
         guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
-        return (endpoint, headers, body, store.watchIdleLimit)
+        return (index, client.endpoints[index], headers, body, store.watchIdleLimit)
     }
 
     /// The request for a watch of every key under `prefix` from the revision after `revision`, which comes from
@@ -206,6 +233,77 @@ final class EtcdWatcher: @unchecked Sendable {
                 "start_revision": String(revision == .max ? revision : revision + 1),
                 "progress_notify": true,
             ]
+        ]
+    }
+
+    // MARK: A watch left behind
+
+    /// Every half lag limit, while a watch is open and has had no line for that long, another member is asked
+    /// for the newest `mod_revision` under the prefix (keys only, one key): a watch that a later check still finds
+    /// without a revision that an earlier one saw is closed, and the watch moves to the next member. A frozen
+    /// member (stopped, a paused VM, a host whose packets are dropped) keeps the connection open and sends
+    /// nothing until the idle limit. The cluster's own revision cannot serve: it counts writes to every key.
+    private func startLagChecks() {
+        guard let store else { return }
+        let interval = store.watchLagLimit / 2
+        guard client.endpoints.count > 1, interval > 0, interval < 86_400 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(
+            deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
+        timer.setEventHandler { [weak self] in self?.checkLag(interval: interval) }
+        let started = lock.withLock { () -> Bool in
+            guard !stopped else { return false }
+            lagTimer = timer
+            return true
+        }
+        if started { timer.resume() }
+    }
+
+    /// One check (see ``startLagChecks()``); checks do not overlap, and none takes longer than `interval`.
+    private func checkLag(interval: TimeInterval) {
+        let now = ContinuousClock.now
+        let watched = lock.withLock { () -> Int? in
+            guard !stopped, !checking, let watching else { return nil }
+            // A member that sent a line lately is not frozen.
+            if lastLine.duration(to: now) < .seconds(interval) {
+                behind = nil
+                return nil
+            }
+            checking = true
+            return watching
+        }
+        guard let watched, let store else { return }
+        defer { lock.withLock { checking = false } }
+        let newest = try? client.call(
+            "kv/range", Self.newestChangeRequest(prefix: prefix), deadline: Date().addingTimeInterval(interval),
+            first: (watched + 1) % client.endpoints.count
+        ) { answer in
+            _ = try EtcdAnswer.headerRevision(of: answer)
+            return EtcdClient.int(((answer["kvs"] as? [[String: Any]])?.first)?["mod_revision"])
+        }
+        let delivered = store.watchRevision
+        let left = lock.withLock { () -> HTTPConnection? in
+            guard watching == watched, let newest, newest > delivered else {
+                behind = nil
+                return nil
+            }
+            if let earlier = behind, earlier.revision > delivered {
+                behind = nil
+                counts.watchesLeftBehind += 1
+                return connection
+            }
+            behind = (newest, now)
+            return nil
+        }
+        left?.shutdownNow()
+    }
+
+    /// The newest change under `prefix`: keys only, sorted by `mod_revision`, the last one.
+    static func newestChangeRequest(prefix: String) -> [String: Any] {
+        [
+            "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
+            "range_end": EtcdClient.rangeEnd(ofPrefix: prefix), "keys_only": true, "limit": "1",
+            "sort_order": "DESCEND", "sort_target": "MOD",
         ]
     }
 
