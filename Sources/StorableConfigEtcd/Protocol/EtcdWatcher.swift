@@ -24,6 +24,10 @@ final class EtcdWatcher: @unchecked Sendable {
     private var behind: (revision: Int64, since: ContinuousClock.Instant)?
     private var checking = false
     private var lagTimer: DispatchSourceTimer?
+    /// Why the last watches (one per endpoint at most) could not be set up, since one was.
+    private var setupFailures: [String] = []
+    /// Whether a watch that cannot be set up has been reported, since one was.
+    private var setupFailureReported = false
 
     /// What the watch has done so far, for the tests.
     struct Counts {
@@ -101,14 +105,26 @@ final class EtcdWatcher: @unchecked Sendable {
     /// The store is held strongly only while the watch is set up and while a line is taken: a store that
     /// nobody uses any more goes away during a quiet watch, and its `deinit` stops this watcher.
     private func watchOnce() -> Bool {
-        guard let (index, endpoint, headers, body, idleLimit) = prepareWatch() else { return false }
+        let prepared: (Int, URL, [(name: String, value: String)], Data, TimeInterval)?
+        do {
+            prepared = try prepareWatch()
+        } catch {
+            failedSetup("\(error)")
+            return false
+        }
+        guard let (index, endpoint, headers, body, idleLimit) = prepared else { return false }
         // Until etcd says the watch is created, a member has the client's timeout, all told, to connect and
         // answer: a member that sends a byte now and then does not hold it. After that, each line must come
         // within the idle limit of the one before.
         let setupDeadline = ContinuousClock.now + .seconds(client.timeout)
         let progress = WatchProgress()
-        guard let connection = try? HTTPConnection(to: endpoint, through: client.connector, before: setupDeadline)
-        else { return false }
+        let connection: HTTPConnection
+        do {
+            connection = try HTTPConnection(to: endpoint, through: client.connector, before: setupDeadline)
+        } catch {
+            failedSetup("\(endpoint.absoluteString): \(error)")
+            return false
+        }
         let proceed = lock.withLock { () -> Bool in
             guard !stopped else { return false }
             self.connection = connection
@@ -125,6 +141,7 @@ final class EtcdWatcher: @unchecked Sendable {
         var lines = WatchLines()
         var status = 0
         var refused = ""
+        var failure = ""
         do {
             let request = try HTTPConnection.request(
                 path: EtcdClient.path(of: endpoint, "v3/watch"), host: HTTPConnection.hostHeader(of: endpoint),
@@ -164,12 +181,20 @@ final class EtcdWatcher: @unchecked Sendable {
             }
         } catch {
             // The member went away, was told to, or sent what a watch cannot be: the loop moves to the next one.
+            failure = "\(error)"
         }
         refused += String(decoding: lines.remainder.prefix(1000), as: UTF8.self)
         if progress.opened {
-            lock.withLock { deniedInARow = 0 }
+            lock.withLock {
+                deniedInARow = 0
+                setupFailures = []
+                setupFailureReported = false
+            }
         } else if status == 401 || refused.contains("auth token") || refused.contains("permission denied") {
             deniedWatch(refused)
+        } else if !isStopped {
+            let answer = status == 0 ? failure : "answered \(status) \(refused.prefix(200))"
+            failedSetup("\(endpoint.absoluteString): \(answer.isEmpty ? "the connection closed" : answer)")
         }
         // A watch canceled at once (a compaction) does not count as established: the wait before the next one
         // keeps growing if that keeps happening.
@@ -203,23 +228,44 @@ final class EtcdWatcher: @unchecked Sendable {
                     + "changes made elsewhere are not seen until it accepts"))
     }
 
-    /// The endpoint (its index and URL), headers, body and idle limit of the next watch, after a read of the prefix if the store
-    /// never could read it; `nil` if the store is gone or the read or the token failed.
-    private func prepareWatch() -> (Int, URL, [(name: String, value: String)], Data, TimeInterval)? {
+    /// A watch that could not be set up (no descriptor left, a member that refuses the connection or never
+    /// answers, a read of the prefix that failed): once one has failed on every endpoint since the last that was
+    /// set up, that is reported, once, with each cause, until a watch is set up again.
+    private func failedSetup(_ cause: String) {
+        let causes = lock.withLock { () -> [String]? in
+            setupFailures.append(String(cause.prefix(500)))
+            if setupFailures.count > client.endpoints.count { setupFailures.removeFirst() }
+            guard !setupFailureReported, setupFailures.count >= client.endpoints.count else { return nil }
+            setupFailureReported = true
+            return setupFailures
+        }
+        guard let causes, let store else { return }
+        StorableConfig.errorHandler(
+            .reloadFailed(
+                store: store.description,
+                reason: "the watch of the prefix \"\(prefix)\" could not be set up ("
+                    + causes.joined(separator: "; ")
+                    + "); changes made elsewhere are not seen until it is, and it is tried again"))
+    }
+
+    /// The endpoint (its index and URL), headers, body and idle limit of the next watch, after a read of the
+    /// prefix if the store never could read it; `nil` if the store is gone.
+    /// - Throws: Why the read or the token failed.
+    private func prepareWatch() throws -> (Int, URL, [(name: String, value: String)], Data, TimeInterval)? {
         guard let store else {
             stop()
             return nil
         }
         if !store.isConnected {
-            guard let changed = try? store.readAll() else { return nil }
+            let changed = try store.readAll()
             if !changed.isEmpty { store.storageDidChange(forKeys: changed) }
         }
         let index = lock.withLock { endpointIndex % client.endpoints.count }
         var headers = [(name: "Grpc-Metadata-hasleader", value: "true")]
-        guard let token = try? client.authorization() ?? "" else { return nil }
+        let token = try client.authorization() ?? ""
         if !token.isEmpty { headers.append(("Authorization", token)) }
         let create = Self.watchRequest(prefix: prefix, after: store.watchRevision)
-        guard let body = try? JSONSerialization.data(withJSONObject: create) else { return nil }
+        let body = try JSONSerialization.data(withJSONObject: create)
         return (index, client.endpoints[index], headers, body, store.watchIdleLimit)
     }
 

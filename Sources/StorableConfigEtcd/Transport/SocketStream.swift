@@ -34,7 +34,11 @@ final class SocketStream: ByteStream {
         while let info = candidate, connected < 0 {
             candidate = info.pointee.ai_next
             let socketDescriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            guard socketDescriptor >= 0 else { continue }
+            guard socketDescriptor >= 0 else {
+                // No descriptor left (EMFILE under a low `ulimit -n`), or no such family: said, not "no address".
+                lastError = String(cString: strerror(errno))
+                continue
+            }
             let flags = fcntl(socketDescriptor, F_GETFL)
             _ = fcntl(socketDescriptor, F_SETFL, flags | O_NONBLOCK)
             let started = connect(socketDescriptor, info.pointee.ai_addr, info.pointee.ai_addrlen)
