@@ -20,8 +20,8 @@ final class EtcdWatcher: @unchecked Sendable {
     private var watching: Int?
     /// When the open watch's last whole line came.
     private var lastLine = ContinuousClock.now
-    /// The newest change of the prefix that a check found the watch without, and when.
-    private var behind: (revision: Int64, since: ContinuousClock.Instant)?
+    /// The newest change of the prefix that the last check found the watch without.
+    private var behind: Int64?
     private var checking = false
     private var lagTimer: DispatchSourceTimer?
     /// Why the last watches (one per endpoint at most) could not be set up, since one was.
@@ -329,16 +329,18 @@ final class EtcdWatcher: @unchecked Sendable {
         }
         let delivered = store.watchRevision
         let left = lock.withLock { () -> HTTPConnection? in
-            guard watching == watched, let newest, newest > delivered else {
+            // No answer (an election, the others down too) says nothing either way: the next check decides.
+            guard let newest else { return nil }
+            guard watching == watched, newest > delivered else {
                 behind = nil
                 return nil
             }
-            if let earlier = behind, earlier.revision > delivered {
+            if let earlier = behind, earlier > delivered {
                 behind = nil
                 counts.watchesLeftBehind += 1
                 return connection
             }
-            behind = (newest, now)
+            behind = newest
             return nil
         }
         left?.shutdownNow()
