@@ -149,6 +149,37 @@ final class EtcdCluster: @unchecked Sendable {
         members[index].process = nil
     }
 
+    /// SIGSTOP: the member keeps its sockets (the kernel still accepts connections and acknowledges bytes) and
+    /// answers nothing, as a hung process or a paused VM would. ``thaw(_:)`` or ``stop(_:)`` ends it.
+    func freeze(_ index: Int) {
+        guard let process = members[index].process else { return }
+        kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// SIGCONT after ``freeze(_:)``.
+    func thaw(_ index: Int) {
+        guard let process = members[index].process else { return }
+        kill(process.processIdentifier, SIGCONT)
+    }
+
+    /// Puts `value` under `key` through member `index`, trying again until the cluster takes it (an election
+    /// may be under way) or `timeout` passes. Returns the revision it made.
+    @discardableResult
+    func put(_ key: String, _ value: String, through index: Int, timeout: TimeInterval = 20) throws -> Int64 {
+        let deadline = Date().addingTimeInterval(timeout)
+        let body = ["key": Data(key.utf8).base64EncodedString(), "value": Data(value.utf8).base64EncodedString()]
+        while true {
+            let answer = (try? call("kv/put", body, at: members[index].clientURL)) ?? [:]
+            if let revision = ((answer["header"] as? [String: Any])?["revision"] as? String).flatMap({ Int64($0) }) {
+                return revision
+            }
+            guard Date() < deadline else {
+                throw EtcdTestError(description: "member \(index) did not take the put of \(key): \(answer)")
+            }
+            usleep(100_000)
+        }
+    }
+
     func waitUntilHealthy(timeout: TimeInterval = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for member in members where member.process != nil {

@@ -84,19 +84,31 @@ struct EtcdTLSTests {
     /// unconnected (its configs on their defaults): nothing hangs or crashes.
     @Test(
         .needsEtcd(and: TestCertificates.unavailable),
-        arguments: ["another CA", "an expired certificate", "no client certificate"])
+        arguments: [
+            "another CA", "another CA, with credentials", "an expired certificate", "no client certificate",
+            "localhost in the CN only",
+        ])
     func aCertificateProblemIsNamedWithItsEndpointAndCause(problem: String) throws {
         let certificates = try Self.certificates()
         var setup = EtcdCluster.TLSSetup(certificates)
         var client = setup.clientTLS
+        var credentials: EtcdStore.Credentials?
+        var host = "127.0.0.1"
         let expected: String
         switch problem {
-        case "another CA":
+        case "another CA", "another CA, with credentials":
             client.caFile = certificates.otherCA
             expected = "unable to get local issuer certificate"
+            // The token is asked for first: its failure, once, not nested in the request's own.
+            if problem.hasSuffix("credentials") { credentials = .init(user: "root", password: "tls-secret") }
         case "an expired certificate":
             (setup.serverCertificate, setup.serverKey) = certificates.expired
             expected = "certificate has expired"
+        case "localhost in the CN only":
+            // No subject alternative name: OpenSSL's fallback to the CN would take it for localhost.
+            (setup.serverCertificate, setup.serverKey) = certificates.localhostInCNOnly
+            host = "localhost"
+            expected = "hostname mismatch"
         default:
             client.certificateFile = nil
             client.keyFile = nil
@@ -104,15 +116,19 @@ struct EtcdTLSTests {
         }
         // A member with an expired certificate is checked with a client that trusts it, as etcd's own health
         // check would fail: start it and do not wait for health.
-        let cluster = try EtcdCluster(tls: setup, waitingUntilHealthy: problem != "an expired certificate")
-        if problem == "an expired certificate" { Thread.sleep(forTimeInterval: 1.5) }
+        let healthy = problem != "an expired certificate" && host == "127.0.0.1"
+        let cluster = try EtcdCluster(tls: setup, waitingUntilHealthy: healthy)
+        if !healthy { Thread.sleep(forTimeInterval: 1.5) }
+        let endpoint = URL(string: "https://\(host):\(cluster.members[0].clientPort)")!
         let started = Date()
-        let store = try EtcdStore(endpoints: cluster.endpoints, prefix: "tls-bad/", tls: client, timeout: 2)
+        let store = try EtcdStore(
+            endpoints: [endpoint], prefix: "tls-bad/", credentials: credentials, tls: client, timeout: 2)
         #expect(Date().timeIntervalSince(started) < 7)
         #expect(!store.isConnected)
         let reason = store.connectionProblem ?? ""
         #expect(reason.contains(expected), "\(reason)")
-        #expect(reason.contains(cluster.endpoints[0].absoluteString))
+        #expect(reason.contains(endpoint.absoluteString))
+        #expect(reason.components(separatedBy: "no etcd endpoint answered").count == 2, "\(reason)")
         #expect(Limits(store: store).maxUploadMB == 50)
         #expect(throws: (any Error).self) { try store.setValue(.int(1), forKey: "k") }
     }

@@ -282,4 +282,32 @@ extension EtcdStoreTests {
         }
         #expect(EtcdReports.mentioning(report).count == 1)
     }
+
+    /// With no descriptor left (a low `ulimit -n` and many prefixes: each costs a thread and a few sockets), a
+    /// store can neither read nor watch. That is reported once, naming the cause, not left silent. In a child
+    /// process of its own, whose descriptor limit is lowered and used up; no member is needed.
+    #if os(Linux)
+        @Test func aWatchThatCannotConnectForWantOfDescriptorsIsReportedOnceNamingTheCause() async {
+            await #expect(processExitsWith: .success) {
+                EtcdReports.install()
+                var limit = rlimit()
+                _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+                limit.rlim_cur = min(limit.rlim_cur, 256)
+                _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+                while open("/dev/null", O_RDONLY) >= 0 {}
+                let store = try? EtcdStore(
+                    endpoints: [URL(string: "http://127.0.0.1:9")!], prefix: "descriptors/", timeout: 1)
+                let deadline = Date().addingTimeInterval(20)
+                func reports() -> [String] {
+                    EtcdReports.mentioning("prefix \"descriptors/\"").filter { $0.contains("Too many open files") }
+                }
+                while reports().isEmpty && Date() < deadline { usleep(50_000) }
+                // Tried again and again meanwhile: still one report.
+                usleep(2_000_000)
+                let count = reports().count
+                withExtendedLifetime(store) {}
+                exit(count == 1 ? 0 : 1)
+            }
+        }
+    #endif
 }

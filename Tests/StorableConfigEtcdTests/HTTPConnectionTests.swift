@@ -64,4 +64,20 @@ struct HTTPConnectionTests {
         #expect(status == 400)
         #expect(String(decoding: body, as: UTF8.self) == #"{"error":"bad"}"#)
     }
+
+    /// A quiet watch sends nothing for minutes: the kernel's keepalive is what finds a host that vanished.
+    @Test func connectionsAskTheKernelToProbeAQuietPeer() throws {
+        let (listener, port) = EtcdCluster.silentListener()
+        defer { close(listener) }
+        let stream = try SocketStream(
+            host: "127.0.0.1", port: port, before: ContinuousClock.now + .seconds(5))
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(stream.descriptor, SOL_SOCKET, SO_KEEPALIVE, &value, &length) == 0)
+        #expect(value == 1)
+        #if canImport(Glibc)
+            #expect(getsockopt(stream.descriptor, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &value, &length) == 0)
+            #expect(value == 30)
+        #endif
+    }
 }

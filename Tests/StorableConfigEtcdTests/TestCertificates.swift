@@ -28,6 +28,9 @@ final class TestCertificates: @unchecked Sendable {
     }
     /// A certificate for 127.0.0.1 that expired in 2020.
     var expired: (certificate: URL, key: URL) { (file("expired.pem"), file("expired-key.pem")) }
+    /// A member's certificate with no subject alternative name, whose subject's CN is `localhost`: what OpenSSL
+    /// would match against `localhost` by its CN fallback, and etcd's own clients refuse.
+    var localhostInCNOnly: (certificate: URL, key: URL) { (file("cn-only.pem"), file("cn-only-key.pem")) }
     /// Another CA, which signed nothing the members show.
     var otherCA: URL { file("other-ca.pem") }
 
@@ -55,6 +58,7 @@ final class TestCertificates: @unchecked Sendable {
             "server", name: "etcd member", alternativeNames: "IP:127.0.0.1,DNS:localhost",
             usage: "serverAuth,clientAuth")
         try sign("client", name: "root", alternativeNames: nil, usage: "clientAuth")
+        try sign("cn-only", name: "localhost", alternativeNames: nil, usage: "serverAuth,clientAuth")
         try signExpired("expired", alternativeNames: "IP:127.0.0.1,DNS:localhost")
         let export = [
             "-in", "client.pem", "-inkey", "client-key.pem", "-certfile", "ca.pem", "-passout",

@@ -55,6 +55,12 @@ final class EtcdClient: @unchecked Sendable {
         }
     }
 
+    /// No token could be had for a request: the authentication's own call has tried every endpoint, and its
+    /// failure says what each did. Not taken as one endpoint's failure, whose message would nest it in its own.
+    private struct NoToken: Error {
+        let failure: Failure
+    }
+
     /// Whether a request may be sent again (to the same member on a new connection, or to the next member) after
     /// its answer was lost.
     enum Resending {
@@ -178,6 +184,8 @@ final class EtcdClient: @unchecked Sendable {
                 throw error
             } catch let error as AnswerLost {
                 throw error
+            } catch let error as NoToken {
+                throw error.failure
             } catch {
                 problems.append("\(endpoint.absoluteString): \(error)")
             }
@@ -193,7 +201,15 @@ final class EtcdClient: @unchecked Sendable {
     ) throws -> [String: Any] {
         let endpoint = endpoints[index]
         var headers: [(name: String, value: String)] = []
-        if authorized, let token = try authorization(deadline: end) { headers.append(("Authorization", token)) }
+        if authorized {
+            let token: String?
+            do {
+                token = try authorization(deadline: end)
+            } catch let failure as Failure {
+                throw NoToken(failure: failure)
+            }
+            if let token { headers.append(("Authorization", token)) }
+        }
         let deadline = ContinuousClock.now + .seconds(max(0, min(end.timeIntervalSinceNow, 86_400)))
         let requestPath = Self.path(of: endpoint, "v3/\(path)")
         while true {

@@ -17,7 +17,7 @@ extension EtcdStorage {
     /// snapshot would otherwise get one, or not, by whichever store came first.
     static func storage(
         endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
-        timeout: TimeInterval, watchIdleLimit: TimeInterval, snapshot: URL? = nil
+        timeout: TimeInterval, watchIdleLimit: TimeInterval, watchLagLimit: TimeInterval, snapshot: URL? = nil
     ) throws -> EtcdStorage {
         let name =
             endpoints.map(\.absoluteString).sorted().joined(separator: ",") + "|" + prefix + "|"
@@ -26,7 +26,7 @@ extension EtcdStorage {
         if let existing = shared.withLock({ $0[name]?.storage }) { return existing }
         let made = try EtcdStorage(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
-            watchIdleLimit: watchIdleLimit, snapshot: snapshot)
+            watchIdleLimit: watchIdleLimit, watchLagLimit: watchLagLimit, snapshot: snapshot)
         return shared.withLock { storages in
             if let existing = storages[name]?.storage {
                 made.watcherObject?.stop()

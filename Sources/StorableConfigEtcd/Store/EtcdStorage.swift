@@ -41,10 +41,11 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
     ///   the cluster refuses the credentials.
     init(
         endpoints: [URL], prefix: String, credentials: EtcdStore.Credentials?, tls: EtcdStore.TLS?,
-        timeout: TimeInterval, watchIdleLimit: TimeInterval, snapshot: URL? = nil
+        timeout: TimeInterval, watchIdleLimit: TimeInterval, watchLagLimit: TimeInterval, snapshot: URL? = nil
     ) throws {
         self.prefix = prefix
         self.watchIdleLimit = watchIdleLimit
+        self.watchLagLimit = watchLagLimit
         var context: TLSContext?
         if tls != nil || endpoints.contains(where: { $0.scheme == "https" }) {
             do {
@@ -417,6 +418,9 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     /// How long the watch waits for a byte before it takes the member for gone.
     let watchIdleLimit: TimeInterval
+
+    /// How long the watch may go without a change that another member has committed before it moves on.
+    let watchLagLimit: TimeInterval
 
     /// What the watch has done so far.
     var watchStatistics: EtcdWatcher.Counts { lock.withLock { watcher }?.statistics ?? .init() }

@@ -149,40 +149,41 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     /// ```
     ///
     /// - Parameters:
-    ///   - endpoints: The members' client URLs, tried in this order.
-    ///   - prefix: The prefix of every key.
-    ///   - credentials: A user and password for etcd's authentication.
-    ///   - timeout: The longest wait for one member's answer.
-    ///   - snapshot: A file for a last-known-good copy of the values (mode 0600, in a directory made 0700 if
-    ///     missing), written a quarter of a second after changes arrive; `nil` keeps none. A snapshot of other
-    ///     endpoints, another prefix or another cluster, or one that cannot be read, is reported and renamed
-    ///     beside it (`<name>.unused-<time>`), never used. See Docs/Etcd.md, "Last-known-good snapshot".
-    /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
-    ///   the cluster refuses the credentials.
-    ///
-    /// - Parameters:
-    ///   - endpoints: The members' client URLs, `http://` or `https://`.
+    ///   - endpoints: The members' client URLs, `http://` or `https://`, tried in this order.
     ///   - prefix: What every key starts with.
     ///   - credentials: A user and password for etcd's authentication.
     ///   - tls: What `https://` endpoints are checked against, and the client certificate; the system's CAs and no
     ///     client certificate when `nil`.
     ///   - timeout: How long one request may take on one endpoint, all of it.
+    ///   - watchLagLimit: How long the watch may go without a change of the prefix that another member has
+    ///     committed before it leaves its member for the next (5 s by default): a frozen member (a stopped
+    ///     process, a paused VM, a host whose packets are dropped) keeps the watch's connection open and sends
+    ///     nothing. Another member is asked every half limit, while the watch has been quiet that long; a change
+    ///     reaches the store within about this limit and a half of the freeze. See ``watchLagLimit``.
+    ///   - snapshot: A file for a last-known-good copy of the values (mode 0600, in a directory made 0700 if
+    ///     missing), written a quarter of a second after changes arrive; `nil` keeps none. A snapshot of other
+    ///     endpoints, another prefix or another cluster, or one that cannot be read, is reported and renamed
+    ///     beside it (`<name>.unused-<time>`), never used. See Docs/Etcd.md, "Last-known-good snapshot".
     ///   - allowingPasswordOverPlainHTTP: Send `credentials` over `http://` to a host that is not this machine,
     ///     where anyone on the path can read the password. Refused unless this is `true`.
+    /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
+    ///   the cluster refuses the credentials.
     public convenience init(
         endpoints: [URL], prefix: String = "", credentials: Credentials? = nil, tls: TLS? = nil,
-        timeout: TimeInterval = 5, snapshot: URL? = nil, allowingPasswordOverPlainHTTP: Bool = false
+        timeout: TimeInterval = 5, watchLagLimit: TimeInterval = EtcdStore.defaultWatchLagLimit,
+        snapshot: URL? = nil, allowingPasswordOverPlainHTTP: Bool = false
     ) throws {
         try self.init(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
             allowingPasswordOverPlainHTTP: allowingPasswordOverPlainHTTP, watchIdleLimit: EtcdWatcher.idleLimit,
-            snapshot: snapshot)
+            watchLagLimit: watchLagLimit, snapshot: snapshot)
     }
 
     /// The same, with the watch's idle limit (15 minutes) shortened, for the tests.
     init(
         endpoints: [URL], prefix: String, credentials: Credentials?, tls: TLS? = nil, timeout: TimeInterval,
-        allowingPasswordOverPlainHTTP: Bool = false, watchIdleLimit: TimeInterval, snapshot: URL? = nil
+        allowingPasswordOverPlainHTTP: Bool = false, watchIdleLimit: TimeInterval,
+        watchLagLimit: TimeInterval = EtcdStore.defaultWatchLagLimit, snapshot: URL? = nil
     ) throws {
         guard !endpoints.isEmpty else {
             throw StorableConfigError.reloadFailed(store: "etcd", reason: "no endpoint was given")
@@ -199,8 +200,18 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
         self.prefix = prefix
         storage = try EtcdStorage.storage(
             endpoints: endpoints, prefix: prefix, credentials: credentials, tls: tls, timeout: timeout,
-            watchIdleLimit: watchIdleLimit, snapshot: snapshot)
+            watchIdleLimit: watchIdleLimit, watchLagLimit: watchLagLimit, snapshot: snapshot)
     }
+
+    /// How long the watch may go without a change of the prefix that another member has committed before it
+    /// leaves its member for the next: 5 seconds. With it, a change committed by the majority reaches every
+    /// process within 10 s of the watched member freezing.
+    public static let defaultWatchLagLimit: TimeInterval = 5
+
+    /// How long this store's watch may go without a change that another member has committed before it moves
+    /// to the next member: the initializer's `watchLagLimit`, 5 s by default. Stores that
+    /// share a watch (the same endpoints, prefix, user, TLS and snapshot) share the limit of the first.
+    public var watchLagLimit: TimeInterval { storage.watchLagLimit }
 
     /// Whether `host` is this machine: `localhost`, an address of 127.0.0.0/8, or `::1`. Decided from the text
     /// alone: a name that the resolver might send here is not taken on trust.

@@ -29,6 +29,7 @@
         let SSL_get0_param: @convention(c) (Pointer?) -> Pointer?
         let X509_VERIFY_PARAM_set1_host: @convention(c) (Pointer?, UnsafePointer<CChar>?, Int) -> Int32
         let X509_VERIFY_PARAM_set1_ip_asc: @convention(c) (Pointer?, UnsafePointer<CChar>?) -> Int32
+        let X509_VERIFY_PARAM_set_hostflags: @convention(c) (Pointer?, UInt32) -> Void
         let SSL_connect: @convention(c) (Pointer?) -> Int32
         let SSL_read: @convention(c) (Pointer?, UnsafeMutableRawPointer?, Int32) -> Int32
         let SSL_write: @convention(c) (Pointer?, UnsafeRawPointer?, Int32) -> Int32
@@ -58,6 +59,9 @@
         let OPENSSL_init_crypto: @convention(c) (UInt64, Pointer?) -> Int32
 
         // Constants of OpenSSL's headers.
+        /// X509_CHECK_FLAG_NEVER_CHECK_SUBJECT: a certificate names its host in a subject alternative name, never
+        /// in its subject's CN alone (OpenSSL's fallback when there is no DNS name), as etcd's own clients require.
+        static let neverCheckSubject: UInt32 = 0x20
         static let verifyPeer: Int32 = 1  // SSL_VERIFY_PEER
         static let filetypePEM: Int32 = 1  // SSL_FILETYPE_PEM
         static let setMinimumProtocolVersion: Int32 = 123  // SSL_CTRL_SET_MIN_PROTO_VERSION
@@ -124,6 +128,7 @@
                     SSL_get0_param: function("SSL_get0_param"),
                     X509_VERIFY_PARAM_set1_host: function("X509_VERIFY_PARAM_set1_host"),
                     X509_VERIFY_PARAM_set1_ip_asc: function("X509_VERIFY_PARAM_set1_ip_asc"),
+                    X509_VERIFY_PARAM_set_hostflags: function("X509_VERIFY_PARAM_set_hostflags"),
                     SSL_connect: function("SSL_connect"),
                     SSL_read: function("SSL_read"),
                     SSL_write: function("SSL_write"),
@@ -158,8 +163,9 @@
             "TLS_client_method", "SSL_CTX_new", "SSL_CTX_free", "SSL_CTX_ctrl", "SSL_CTX_set_verify",
             "SSL_CTX_load_verify_locations", "SSL_CTX_set_default_verify_paths", "SSL_CTX_use_certificate_chain_file",
             "SSL_CTX_use_PrivateKey_file", "SSL_CTX_check_private_key", "SSL_new", "SSL_free", "SSL_set_fd", "SSL_ctrl",
-            "SSL_get0_param", "X509_VERIFY_PARAM_set1_host", "X509_VERIFY_PARAM_set1_ip_asc", "SSL_connect", "SSL_read",
-            "SSL_write", "SSL_pending", "SSL_get_error", "SSL_get_verify_result", "X509_verify_cert_error_string",
+            "SSL_get0_param", "X509_VERIFY_PARAM_set1_host", "X509_VERIFY_PARAM_set1_ip_asc",
+            "X509_VERIFY_PARAM_set_hostflags", "SSL_connect", "SSL_read", "SSL_write", "SSL_pending", "SSL_get_error",
+            "SSL_get_verify_result", "X509_verify_cert_error_string",
             "ERR_get_error", "ERR_error_string_n", "ERR_clear_error", "d2i_PKCS12", "PKCS12_parse", "PKCS12_free",
             "SSL_CTX_use_certificate", "SSL_CTX_use_PrivateKey", "X509_free", "EVP_PKEY_free", "OPENSSL_sk_num",
             "OPENSSL_sk_value", "OPENSSL_sk_free", "OPENSSL_init_crypto",

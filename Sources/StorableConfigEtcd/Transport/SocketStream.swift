@@ -34,7 +34,11 @@ final class SocketStream: ByteStream {
         while let info = candidate, connected < 0 {
             candidate = info.pointee.ai_next
             let socketDescriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            guard socketDescriptor >= 0 else { continue }
+            guard socketDescriptor >= 0 else {
+                // No descriptor left (EMFILE under a low `ulimit -n`), or no such family: said, not "no address".
+                lastError = String(cString: strerror(errno))
+                continue
+            }
             let flags = fcntl(socketDescriptor, F_GETFL)
             _ = fcntl(socketDescriptor, F_SETFL, flags | O_NONBLOCK)
             let started = connect(socketDescriptor, info.pointee.ai_addr, info.pointee.ai_addrlen)
@@ -55,9 +59,22 @@ final class SocketStream: ByteStream {
             throw TransportFailure(description: "cannot connect to \(host):\(port): \(lastError)")
         }
         descriptor = connected
+        var one: Int32 = 1
+        let size = socklen_t(MemoryLayout<Int32>.size)
         #if canImport(Darwin)
-            var one: Int32 = 1
-            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, size)
+        #endif
+        // A host that is gone (powered off, cut off) is found by the kernel within about a minute of silence,
+        // instead of never: a quiet watch sends nothing for minutes. (A frozen process on a live host still
+        // answers keepalives from its kernel; the watch's lag check finds that.)
+        setsockopt(descriptor, SOL_SOCKET, SO_KEEPALIVE, &one, size)
+        #if canImport(Glibc)
+            var idle: Int32 = 30
+            var interval: Int32 = 10
+            var probes: Int32 = 3
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &idle, size)
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &interval, size)
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_KEEPCNT, &probes, size)
         #endif
     }
 
