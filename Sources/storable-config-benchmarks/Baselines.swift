@@ -7,12 +7,9 @@ struct Profile: Codable, Sendable, Equatable {
     var tags: [String]
 }
 
-/// The floor: stored properties on a final class.
+/// A plain stored property on a final class, whose read is printed for information (no target is set against it).
 final class PlainSettings {
-    var isFirstLaunch = true
     var count = 0
-    var userName = ""
-    var profile = Profile(name: "", age: 0, tags: [])
 }
 
 /// What the seed article replaces: a UserDefaults extension with a key enum, registered defaults and a
