@@ -4,10 +4,10 @@
 //   swift run -c release storable-config-benchmarks [--json] [--quick]
 //   swift run -c release storable-config-benchmarks --etcd http://127.0.0.1:2379 [--json] [--quick]
 //
-// With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift). With `--sources`, only the
-// file sources' figures (SourceFigures.swift), for a profiler. The comparisons with swift-configuration
-// are in Benchmarks/, and the first instance against the commit before the core issue is
-// Benchmarks/compare-first-instance.sh.
+// With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift). With `--sources` or
+// `--scaling`, only the file sources' figures (SourceFigures.swift) or those with many configs alive
+// (ScalingFigures.swift), for a profiler. The comparisons with swift-configuration are in Benchmarks/, and
+// the first instance against the commit before the core issue is Benchmarks/compare-first-instance.sh.
 //
 // Each figure is the median of 7 runs of many iterations; every read goes through a non-inlined function
 // that takes the loop index, so nothing is hoisted out of a loop or optimised away.
@@ -97,6 +97,14 @@ if arguments.contains("--sources") {
         sourceRows(readIterations: 2_000_000 / scale, scale: scale, directory: sourceDirectory),
         title: "StorableConfig file sources (release build, \(machine))\n")
     try? FileManager.default.removeItem(at: sourceDirectory)
+    exit(0)
+}
+if arguments.contains("--scaling") {
+    let scalingDirectory = temporaryDirectory()
+    printTable(
+        scalingRows(scale: scale, directory: scalingDirectory),
+        title: "StorableConfig with many configs alive (release build, \(machine))\n")
+    try? FileManager.default.removeItem(at: scalingDirectory)
     exit(0)
 }
 
@@ -310,6 +318,7 @@ rows.append(
         }, target: nil, unit: "ns/op"))
 
 rows += sourceRows(readIterations: readIterations, scale: scale, directory: directory)
+rows += scalingRows(scale: scale, directory: directory)
 
 // Memory: bytes per setting of a config of 1,000 Int settings, beyond the 8-byte value.
 let memoryStore = InMemoryStore()
