@@ -7,11 +7,6 @@ struct Profile: Codable, Sendable, Equatable {
     var tags: [String]
 }
 
-/// A plain stored property on a final class, whose read is printed for information (no target is set against it).
-final class PlainSettings {
-    var count = 0
-}
-
 /// What the seed article replaces: a UserDefaults extension with a key enum, registered defaults and a
 /// computed property per setting.
 extension UserDefaults {

@@ -4,7 +4,6 @@ import StorableConfig
 // Reads and in-memory assignments, measured in functions rather than in main.swift's top-level code, whose
 // closures are main-actor-isolated and slower. Every operation is out of line and fed the loop index.
 
-@inline(never) func readPlainInt(_ settings: PlainSettings, _ index: Int) -> Int { settings.count &+ index }
 @inline(never) func readOursBool(_ config: BenchConfig, _ index: Int) -> Bool { config.isFirstLaunch != (index < 0) }
 @inline(never) func readOursInt(_ config: BenchConfig, _ index: Int) -> Int { config.count &+ index }
 @inline(never) func readOursString(_ config: BenchConfig, _ index: Int) -> Int { config.userName.utf8.count &+ index }
@@ -31,7 +30,7 @@ let names = (0..<8).map { "user name number \($0)" }
 let profiles = (0..<8).map { Profile(name: "profile \($0)", age: $0, tags: ["a", "b"]) }
 
 /// A read of each type against the hand-written `UserDefaults` extension (the core issue: an `Int` at most
-/// 0.1×), and an `Int` against a plain stored property, for information only (that target was withdrawn).
+/// 0.1×). No read is set against a plain stored property any more: the issue withdrew that target.
 func readRows(config: BenchConfig, defaults: UserDefaults, iterations: Int, scale: Int) -> [Row] {
     var rows: [Row] = []
     var sink = 0
@@ -50,13 +49,6 @@ func readRows(config: BenchConfig, defaults: UserDefaults, iterations: Int, scal
                 operation: name, ours: oursTime, baselineName: "handwritten UserDefaults", baseline: handTime,
                 target: name == "read Int" ? .atMost(0.1) : nil))
     }
-    let plain = PlainSettings()
-    let oursInt = rows[1].ours
-    rows.append(
-        Row(
-            operation: "read Int", ours: oursInt, baselineName: "plain stored property",
-            baseline: nanosecondsPerOperation(iterations: iterations) { sink &+= readPlainInt(plain, $0) },
-            target: nil))
     consume(sink)
     return rows
 }
