@@ -7,14 +7,6 @@ struct Profile: Codable, Sendable, Equatable {
     var tags: [String]
 }
 
-/// The floor: stored properties on a final class.
-final class PlainSettings {
-    var isFirstLaunch = true
-    var count = 0
-    var userName = ""
-    var profile = Profile(name: "", age: 0, tags: [])
-}
-
 /// What the seed article replaces: a UserDefaults extension with a key enum, registered defaults and a
 /// computed property per setting.
 extension UserDefaults {
