@@ -80,13 +80,9 @@ extension Setting {
         if !discarded {
             apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
         }
-        let shown = locked { () -> Value? in
-            guard pendingNumber == number else { return nil }
-            pendingNumber = 0
-            defer { pendingValue = nil }
-            return pendingValue
-        }
-        withExtendedLifetime(shown) {}
+        lock.lock()
+        if pendingNumber == number { pendingNumber = 0 }
+        lock.unlock()
         // A read made during the store call (a view's, under Observation tracking) saw the value that failed.
         if discarded { binding.observationDidChange() }
     }
@@ -98,11 +94,12 @@ extension Setting {
         lock.lock()
         lastPendingNumber &+= 1
         let number = lastPendingNumber
-        let replaced = pendingValue
-        pendingValue = newValue
+        // Swapped in: the value replaced is released after the unlock, with `held`.
+        var held = newValue
+        swap(&pendingValue, &held)
         pendingNumber = number
         lock.unlock()
-        withExtendedLifetime(replaced) {}
+        withExtendedLifetime(held) {}
         return number
     }
 

@@ -44,10 +44,12 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     var binding: SettingBinding?
     /// How values of this type are encoded, decoded and compared: made once per type and cached.
     var traits: ValueTraits<Value>?
-    /// The value of this setting's own assignment while its store call runs, which reads give (so that code that
-    /// the store runs inside its call reads it); `nil` otherwise. Observers hear only of `value`.
-    var pendingValue: Value?
-    /// Which assignment `pendingValue` is, by number (0: none), so that only it takes its value away.
+    /// The value of this setting's own assignment while its store call runs (`pendingNumber` not 0), which reads
+    /// give, so that code that the store runs inside its call reads it. Observers hear only of `value`. Not an
+    /// optional: a read of `Value?` in the library's unspecialised code looks up its generic metadata, which
+    /// doubled a read's cost. It keeps the last pending value until the next assignment replaces it.
+    var pendingValue: Value
+    /// Which assignment `pendingValue` is, by number (0: none shown), so that only it takes its value away.
     var pendingNumber: UInt64 = 0
     /// The number of the last assignment that showed a pending value.
     var lastPendingNumber: UInt64 = 0
@@ -78,12 +80,14 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     public init(wrappedValue: Value) {
         value = wrappedValue
         declaredDefault = wrappedValue
+        pendingValue = wrappedValue
     }
 
     /// Creates a setting with what its declaration says: see `Setting+Declaration.swift`.
     init(wrappedValue: Value, declaredKeys: DeclaredKeys, rules: SettingRules<Value>?) {
         value = wrappedValue
         declaredDefault = wrappedValue
+        pendingValue = wrappedValue
         if !declaredKeys.isDerived || rules != nil {
             extras = SettingExtras(declaredKeys: declaredKeys, rules: rules)
         }
@@ -94,7 +98,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     public var wrappedValue: Value {
         get {
             lock.lock()
-            let current = pendingValue ?? value
+            let current = pendingNumber == 0 ? value : pendingValue
             lock.unlock()
             if let binding { binding.recordAccess() }
             return current
