@@ -49,6 +49,25 @@ struct OverrideTests {
         #expect(config.port == 83)
     }
 
+    /// An assignment to an overridden setting is stored, and the override keeps being read: also by code that the
+    /// store runs inside the write, where a setting otherwise reads the value being written.
+    @Test func anOverriddenSettingReadsItsOverrideDuringItsOwnWrite() {
+        ReportedErrors.install()
+        let store = CallbackStore()
+        let config = OverriddenConfig(
+            store: store, environment: ["OVERRIDDEN_CONFIG_PORT": "82"], arguments: ["program"])
+        let readInside = Locked<Int?>(nil)
+        let port = config.$port
+        store.afterChange { key in
+            if key == port.key { readInside.withLock { $0 = port.wrappedValue } }
+        }
+        config.port = 99
+        store.afterChange(nil)
+        #expect(readInside.withLock { $0 } == 82)
+        #expect(config.port == 82)
+        #expect(store.values.value(forKey: config.$port.key) == .int(99))
+    }
+
     @Test func anInvalidOverrideIsReportedAndTheNextSourceIsRead() throws {
         ReportedErrors.install()
         let config = OverriddenConfig(

@@ -89,11 +89,16 @@ extension Setting {
 
     /// Makes reads give `newValue`, the value of an assignment whose store call is about to start, and returns
     /// the assignment's number. An assignment that starts meanwhile (another thread's, or a handler's inside the
-    /// store call) shows its own value in turn.
+    /// store call) shows its own value in turn. An overridden setting shows nothing: the layer above the store
+    /// keeps being read, as it is after the write.
     private func showWhileWriting(_ newValue: Value) -> UInt64 {
         lock.lock()
         lastPendingNumber &+= 1
         let number = lastPendingNumber
+        if hasLayers, extras?.overridden != nil {
+            lock.unlock()
+            return number
+        }
         // Swapped in: the value replaced is released after the unlock, with `held`.
         var held = newValue
         swap(&pendingValue, &held)
