@@ -87,23 +87,6 @@ extension StoreHub {
         return (result.version, result.values[key], result.failed)
     }
 
-    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
-    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
-    /// key and cause says as much.
-    func report(_ failure: any Error, keys: [String]) {
-        let errors = keys.map { writeFailure(key: $0, failure) }
-        let descriptions = errors.map(\.description)
-        let unreported = feed.withLock { feed -> [Int] in
-            var unreported: [Int] = []
-            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
-                feed.reportedFailures[key] = descriptions[index]
-                unreported.append(index)
-            }
-            return unreported
-        }
-        for index in unreported { StorableConfig.report(errors[index]) }
-    }
-
     /// Reloads `store` and has every config bound to the storage read its settings again.
     func reload(_ store: any ConfigStore) throws {
         let (version, targets, _) = try OutsideLocks.deferring {

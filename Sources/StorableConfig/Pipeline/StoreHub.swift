@@ -379,6 +379,23 @@ final class StoreHub: @unchecked Sendable {
             return (feed.version, targets, configKeys)
         }
     }
+
+    /// Reports the failed write of each of `keys`, unless the same failure of that key was reported since the
+    /// storage last took a write. Four threads writing to a full disk made thousands of reports a second; one per
+    /// key and cause says as much.
+    func report(_ failure: any Error, keys: [String]) {
+        let errors = keys.map { writeFailure(key: $0, failure) }
+        let descriptions = errors.map(\.description)
+        let unreported = feed.withLock { feed -> [Int] in
+            var unreported: [Int] = []
+            for (index, key) in keys.enumerated() where feed.reportedFailures[key] != descriptions[index] {
+                feed.reportedFailures[key] = descriptions[index]
+                unreported.append(index)
+            }
+            return unreported
+        }
+        for index in unreported { StorableConfig.report(errors[index]) }
+    }
 }
 
 /// The report of a failed write of `key`: the store's own `writeFailed` as it is when it names the key (a store
