@@ -10,6 +10,8 @@
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
     let hub: StoreHub
+    /// The lock that every setting of the config takes (see ``Setting/lock``).
+    let settingsLock = Lock()
     private let batches = Locked<[Batch]>([])
     /// An `ObservationSupport` where the Observation framework is available.
     let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
@@ -23,11 +25,15 @@ final class ConfigContext: @unchecked Sendable {
         var willChange: [UInt64: @Sendable () -> Void] = [:]
     }
 
+    /// What is done when a batch's write has its version: the setting takes the value, and returns what is left to
+    /// tell its observers, which the batch tells once every setting of the write has taken its value.
+    typealias BatchCompletion = @Sendable (UInt64) -> (() -> Void)?
+
     /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
     private struct Batch {
         let thread: pthread_t
         var depth = 1
-        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] = []
+        var entries: [(change: SettingChange, completion: BatchCompletion)] = []
     }
 
     init(store: any ConfigStore) {
@@ -121,7 +127,7 @@ final class ConfigContext: @unchecked Sendable {
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
-    func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
+    func deferToBatch(_ change: SettingChange, _ completion: @escaping BatchCompletion) {
         batches.withLock { batches in
             if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
                 batches[index].entries.append((change, completion))
@@ -136,7 +142,7 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
     /// them until the batch ends instead, and returns `false`.
-    func write(_ entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)]) -> Bool {
+    func write(_ entries: [(change: SettingChange, completion: BatchCompletion)]) -> Bool {
         let deferred = batches.withLock { batches -> Bool in
             guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
                 return false
@@ -146,7 +152,7 @@ final class ConfigContext: @unchecked Sendable {
         }
         if deferred { return false }
         let version = write(entries.map(\.change))
-        for entry in entries { entry.completion(version) }
+        Self.complete(entries.map(\.completion), version: version)
         return true
     }
 
@@ -178,6 +184,12 @@ final class ConfigContext: @unchecked Sendable {
         for (index, entry) in finished.entries.enumerated() { lastIndex[entry.change.key] = index }
         let kept = finished.entries.enumerated().filter { lastIndex[$0.element.change.key] == $0.offset }.map(\.element)
         let version = write(kept.map(\.change))
-        for entry in kept { entry.completion(version) }
+        Self.complete(kept.map(\.completion), version: version)
+    }
+
+    /// Has every setting take its value of the write numbered `version`, then tells their observers.
+    private static func complete(_ completions: [BatchCompletion], version: UInt64) {
+        let telling = completions.compactMap { $0(version) }
+        for tell in telling { tell() }
     }
 }
