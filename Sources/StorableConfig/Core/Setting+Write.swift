@@ -69,18 +69,20 @@ extension Setting {
         guard !binding.context.isBatching else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
-                defer { endShowing(number) }
-                return apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, telling: false)
+                apply(
+                    newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, telling: false,
+                    endingShow: number)
             }
             return
         }
         let (version, discarded) = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue)
-        if !discarded {
-            _ = apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
+        guard discarded else {
+            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, endingShow: number)
+            return
         }
         endShowing(number)
         // A read made during the store call (a view's, under Observation tracking) saw the value that failed.
-        if discarded { binding.observationDidChange() }
+        binding.observationDidChange()
     }
 
     /// Makes reads give `newValue` (with `isSet`), the value of an assignment whose write is about to start, and
@@ -179,21 +181,20 @@ extension Setting {
     /// reload, a source's change. The version decides, in the critical section that sets the value; a change is
     /// queued there, and told after the lock, in order, by one thread at a time (`deliverChanges`). With `telling`
     /// false, what is left to tell is returned instead of told, so that the caller can have every setting of one
-    /// change take its value before any observer hears of it.
+    /// change take its value before any observer hears of it. `endingShow`: the number of the assignment whose
+    /// value `showWhileWriting` shows (0: none), which stops being shown in the critical section that takes it.
     @discardableResult
     func apply(
         _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true,
-        telling: Bool = true
+        telling: Bool = true, endingShow shownNumber: UInt64 = 0
     ) -> (() -> Void)? {
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?
-        // Asked before the setting's lock is taken (it takes the config's): an observer of the config added
-        // meanwhile hears of later changes, as one added a moment later would.
-        let configListening = binding?.context.hasChangeObservers ?? false
         while true {
             lock.lock()
             if let newVersion, newVersion < version {
+                if shownNumber != 0, pendingNumber == shownNumber { pendingNumber = 0 }
                 lock.unlock()
                 return nil
             }
@@ -205,7 +206,8 @@ extension Setting {
                 withExtendedLifetime(replaced) {}
                 return nil
             }
-            let listening = observerCount > 0 || configListening
+            // The config's observers are counted under this lock, the config's.
+            let listening = observerCount > 0 || binding.context.changeObserverCount > 0
             if listening, node == nil, let observation, let spare = observation.spare {
                 // The node the last delivery emptied: moved out and filled under the lock (copies into empty
                 // fields: nothing is allocated or released).
@@ -238,6 +240,7 @@ extension Setting {
             let old = value
             value = shown
             hasStoredValue = isSet
+            if shownNumber != 0, pendingNumber == shownNumber { pendingNumber = 0 }
             guard listening, let node, let state else {
                 lock.unlock()
                 // Nobody to tell in order: only the Observation framework needs to hear of a change.

@@ -44,7 +44,18 @@ final class ConfigContext: @unchecked Sendable {
     // MARK: Config-wide observers
 
     var hasChangeObservers: Bool {
-        changeObservers.withLock { !$0.all.isEmpty || !$0.willChange.isEmpty }
+        settingsLock.withLock { changeObserverCount > 0 }
+    }
+
+    /// How many config-wide observers there are, guarded by `settingsLock`, so that a setting's write reads it in
+    /// the critical section that takes its value. Set under `changeObservers`' lock too, which is always taken
+    /// first.
+    private(set) var changeObserverCount = 0
+
+    /// Counts the observers again after a change of `observers`, under their lock.
+    private func recount(_ observers: ChangeObservers) {
+        let count = observers.all.count + observers.willChange.count
+        settingsLock.withLock { changeObserverCount = count }
     }
 
     /// Whether the config is gone, so that no observer can be added any more.
@@ -59,6 +70,7 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.all[identifier] = (onChange, onEnd)
+            recount(observers)
             return true
         }
         if !added { onEnd?() }
@@ -70,6 +82,7 @@ final class ConfigContext: @unchecked Sendable {
         let removed = changeObservers.withLock { observers in
             let removed = observers.all.removeValue(forKey: identifier)
             let removedWillChange = observers.willChange.removeValue(forKey: identifier)
+            recount(observers)
             return (removed, removedWillChange)
         }
         withExtendedLifetime(removed) {}
@@ -87,6 +100,7 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.willChange[identifier] = handler
+            recount(observers)
             return true
         }
         return added ? identifier : nil
@@ -104,6 +118,7 @@ final class ConfigContext: @unchecked Sendable {
             defer {
                 observers.all = [:]
                 observers.willChange = [:]
+                recount(observers)
             }
             return (Array(observers.all.values), Array(observers.willChange.values))
         }
@@ -137,7 +152,9 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Whether a batch is under way on this thread.
     var isBatching: Bool {
-        batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
+        // Asked by every assignment: a thread with no batch open, the usual case, takes no lock.
+        guard OutsideLocks.threadHasOpenBatch else { return false }
+        return batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
     }
 
     /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
@@ -165,7 +182,11 @@ final class ConfigContext: @unchecked Sendable {
                 batches.append(Batch(thread: pthread_self()))
             }
         }
-        defer { endBatch() }
+        OutsideLocks.batchOpened()
+        defer {
+            OutsideLocks.batchClosed()
+            endBatch()
+        }
         return try body()
     }
 
