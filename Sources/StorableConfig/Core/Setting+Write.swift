@@ -244,7 +244,8 @@ extension Setting {
             guard listening, let node, let state else {
                 lock.unlock()
                 // Nobody to tell in order: only the Observation framework needs to hear of a change.
-                let changed = Self.hasChanged(from: old, to: shown, stored: shownStored, traits: traits, listening: false)
+                let changed = Self.hasChanged(
+                    from: old, to: shown, stored: shownStored, traits: traits, listening: false)
                 withExtendedLifetime(old) {}
                 guard changed else { return nil }
                 guard telling else { return binding.observationDidChange }
