@@ -20,14 +20,16 @@ extension Setting: SettingBox {
             self.removesOnNil = removesOnNil
             self.binding = binding
         }
+        // From here on the config's lock guards the setting: nobody else can reach it yet.
+        lock = context.settingsLock
     }
 
     var valueTraits: SchemaTraits? {
         SchemaTraits(valueType: ObjectIdentifier(Value.self), traits: ValueTraits<Value>.shared)
     }
 
-    func showPendingReset() {
-        applyPending(defaultValue, isSet: false, fromStore: false)
+    func showPendingReset() -> UInt64 {
+        showWhileWriting(defaultValue, isSet: false)
     }
 
     func readProblem(_ stored: StoredValue) -> String? {
@@ -55,7 +57,9 @@ extension Setting: SettingBox {
         }
     }
 
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
+    func load(
+        _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
+    ) -> (() -> Void)? {
         // With layers, what the store gives is passed on and the layers are resolved under the lock; a stored
         // value that cannot be read is not reported while an override hides it.
         // A value that a layer gives stays the layer's to give: keeping "the last good value" is for a value the
@@ -66,13 +70,11 @@ extension Setting: SettingBox {
             : (false, false)
         let quietly = hasLayers && (overridden != nil || (!isFirstLoad && holdsLayerValue && wasStored))
         guard let stored else {
-            apply(defaultValue, isSet: false, version: version, stored: nil, fromStore: false)
-            return
+            return apply(defaultValue, isSet: false, version: version, stored: nil, fromStore: false, telling: false)
         }
         // Unwrap first: `nil as? Value` succeeds when `Value` is itself an Optional.
         if let typedValue, let typed = typedValue as? Value, rules?.check?(typed) == nil {
-            apply(typed, isSet: true, version: version, stored: stored)
-            return
+            return apply(typed, isSet: true, version: version, stored: stored, telling: false)
         }
         let traits = ValueTraits<Value>.shared
         let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
@@ -87,17 +89,18 @@ extension Setting: SettingBox {
                                 reason: "\(reason); the stored value is left in place and the setting reads its default"
                             ))
                     }
-                    apply(defaultValue, isSet: true, version: version, stored: nil, fromStore: false)
+                    return apply(
+                        defaultValue, isSet: true, version: version, stored: nil, fromStore: false, telling: false)
                 } else {
                     if !quietly {
                         StorableConfig.report(
                             .invalidValue(key: key, value: shown, reason: "\(reason)\(Self.keptReason)"))
                     }
                     keepLastGoodValue(version: version)
+                    return nil
                 }
-                return
             }
-            apply(value, isSet: true, version: version, stored: stored)
+            return apply(value, isSet: true, version: version, stored: stored, telling: false)
         } catch {
             let found = isSecret ? StoredValue.string(StorableConfigError.redacted) : stored
             let reason = isSecret ? "it is not \(TypeName.withArticle(traits.typeName))" : "\(error)"
@@ -124,10 +127,11 @@ extension Setting: SettingBox {
                 report(foundText: nil)
             }
             if isFirstLoad || holdsLayerValue {
-                apply(defaultValue, isSet: true, version: version, stored: nil, fromStore: false)
-            } else {
-                keepLastGoodValue(version: version)
+                return apply(
+                    defaultValue, isSet: true, version: version, stored: nil, fromStore: false, telling: false)
             }
+            keepLastGoodValue(version: version)
+            return nil
         }
     }
 

@@ -50,7 +50,7 @@ extension Setting {
         withExtendedLifetime(replacedDefault) {}
     }
 
-    /// Holds `newValue` at once, then writes `stored` (`nil` removes the key) and tells the observers once the
+    /// Shows `newValue` at once, then writes `stored` (`nil` removes the key) and tells the observers once the
     /// write has its version; inside a batch on this thread, leaves the write, and telling the observers, to the
     /// end of the batch.
     ///
@@ -65,33 +65,32 @@ extension Setting {
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) {
         let isSet = stored != nil
-        // With layers, an override keeps being read (resolved under the lock, with the version): the assigned
-        // value is stored, and is what the other configs on the storage take, for when the override goes away.
+        let number = showWhileWriting(newValue, isSet: isSet)
         guard !binding.context.isBatching else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
             binding.context.deferToBatch(change) { [self] version in
-                apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
+                apply(
+                    newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, telling: false,
+                    endingShow: number)
             }
-            applyPending(newValue, isSet: isSet, fromStore: isSet)
             return
         }
-        let number = showWhileWriting(newValue)
         let (version, discarded) = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue)
-        if !discarded {
-            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet)
+        guard discarded else {
+            apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, endingShow: number)
+            return
         }
-        lock.lock()
-        if pendingNumber == number { pendingNumber = 0 }
-        lock.unlock()
+        endShowing(number)
         // A read made during the store call (a view's, under Observation tracking) saw the value that failed.
-        if discarded { binding.observationDidChange() }
+        binding.observationDidChange()
     }
 
-    /// Makes reads give `newValue`, the value of an assignment whose store call is about to start, and returns
-    /// the assignment's number. An assignment that starts meanwhile (another thread's, or a handler's inside the
-    /// store call) shows its own value in turn. An overridden setting shows nothing: the layer above the store
-    /// keeps being read, as it is after the write.
-    private func showWhileWriting(_ newValue: Value) -> UInt64 {
+    /// Makes reads give `newValue` (with `isSet`), the value of an assignment whose write is about to start, and
+    /// returns the assignment's number for ``endShowing(_:)``. An assignment that starts meanwhile (another
+    /// thread's, or a handler's inside the store call) shows its own value in turn. An overridden setting shows
+    /// nothing: the layer above the store keeps being read, as it is after the write; a removal shows what a
+    /// file source below the store gives, if one does, else the default.
+    func showWhileWriting(_ newValue: Value, isSet: Bool) -> UInt64 {
         lock.lock()
         lastPendingNumber &+= 1
         let number = lastPendingNumber
@@ -100,12 +99,20 @@ extension Setting {
             return number
         }
         // Swapped in: the value replaced is released after the unlock, with `held`.
-        var held = newValue
+        var held = isSet ? newValue : (hasLayers ? extras?.fallback?.value : nil) ?? declaredDefault
         swap(&pendingValue, &held)
         pendingNumber = number
+        pendingIsSet = isSet
         lock.unlock()
         withExtendedLifetime(held) {}
         return number
+    }
+
+    /// Stops showing the value of assignment `number`, unless a later assignment shows its own.
+    func endShowing(_ number: UInt64) {
+        lock.lock()
+        if pendingNumber == number { pendingNumber = 0 }
+        lock.unlock()
     }
 
     /// Whether `newValue` may be assigned: it passes the setting's check (otherwise the failure is reported).
@@ -148,23 +155,6 @@ extension Setting {
         apply(newValue, isSet: isSet, version: nil, stored: nil)
     }
 
-    /// Shows a value assigned inside a batch at once; the batch's write gives it its version and tells the
-    /// observers, once.
-    func applyPending(_ newValue: Value, isSet: Bool, fromStore: Bool = true) {
-        let state = observationState()
-        let replaced = locked { () -> Value? in
-            let current = value
-            value = hasLayers ? layeredValueLocked(newValue, fromStore: fromStore).value : newValue
-            hasStoredValue = isSet
-            if state.valueBeforeBatch == nil {
-                state.valueBeforeBatch = .some(current)
-                return nil
-            }
-            return current
-        }
-        withExtendedLifetime(replaced) {}
-    }
-
     /// Returns the observation state, making it, outside the lock, on first use.
     func observationState() -> ObservationState<Value> {
         lock.lock()
@@ -186,53 +176,27 @@ extension Setting {
     /// only), then tells the observers if the value changed. `stored` is its stored form, when known.
     /// With layers, `newValue` is what the store gives (`fromStore` false: nothing usable, and `newValue` is the
     /// declared default), and the layers are resolved under the lock (see `layeredValueLocked`).
+    ///
+    /// This is where every value arrives: an assignment, a batch, another config's write, an outside change, a
+    /// reload, a source's change. The version decides, in the critical section that sets the value; a change is
+    /// queued there, and told after the lock, in order, by one thread at a time (`deliverChanges`). With `telling`
+    /// false, what is left to tell is returned instead of told, so that the caller can have every setting of one
+    /// change take its value before any observer hears of it. `endingShow`: the number of the assignment whose
+    /// value `showWhileWriting` shows (0: none), which stops being shown in the critical section that takes it.
+    @discardableResult
     func apply(
-        _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
-    ) {
-        // Asked before the setting's lock is taken (it takes the config's): an observer of the config added meanwhile
-        // hears of later changes, as one added a moment later would.
-        let configListening = binding?.context.hasChangeObservers ?? false
-        lock.lock()
-        // The usual case, with no observer of this setting or its config, no batch state and no layers: no queue.
-        if let binding, let traits, observation == nil, observerCount == 0, !configListening, !hasLayers {
-            if let newVersion {
-                guard newVersion >= version else {
-                    lock.unlock()
-                    return
-                }
-                version = newVersion
-            }
-            let old = value
-            value = newValue
-            hasStoredValue = isSet
-            lock.unlock()
-            // Only the Observation framework needs to hear of a change.
-            if Self.hasChanged(from: old, to: newValue, stored: stored, traits: traits, listening: false) {
-                binding.observationDidChange()
-            }
-            withExtendedLifetime(old) {}
-            return
-        }
-        lock.unlock()
-        applyInOrder(newValue, isSet: isSet, version: newVersion, stored: stored, fromStore: fromStore)
-    }
-
-    /// ``apply(_:isSet:version:stored:fromStore:)`` when someone listens, a batch is under way or layers may give
-    /// the value: the change is queued under the lock and delivered in order after it.
-    @inline(never)
-    func applyInOrder(
-        _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true
-    ) {
+        _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true,
+        telling: Bool = true, endingShow shownNumber: UInt64 = 0
+    ) -> (() -> Void)? {
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?
-        // Asked before the setting's lock is taken, as in `apply`.
-        let configListening = binding?.context.hasChangeObservers ?? false
         while true {
             lock.lock()
             if let newVersion, newVersion < version {
+                if shownNumber != 0, pendingNumber == shownNumber { pendingNumber = 0 }
                 lock.unlock()
-                return
+                return nil
             }
             guard let binding, let traits else {
                 let replaced = value
@@ -240,9 +204,10 @@ extension Setting {
                 hasStoredValue = isSet
                 lock.unlock()
                 withExtendedLifetime(replaced) {}
-                return
+                return nil
             }
-            let listening = observerCount > 0 || configListening
+            // The config's observers are counted under this lock, the config's.
+            let listening = observerCount > 0 || binding.context.changeObserverCount > 0
             if listening, node == nil, let observation, let spare = observation.spare {
                 // The node the last delivery emptied: moved out and filled under the lock (copies into empty
                 // fields: nothing is allocated or released).
@@ -272,22 +237,20 @@ extension Setting {
                     node.stored = shownStored
                 }
             }
-            let current = value
-            var old = current
-            if let observation, case .some(let before) = observation.valueBeforeBatch {
-                old = before
-                observation.valueBeforeBatch = nil
-            }
+            let old = value
             value = shown
             hasStoredValue = isSet
+            if shownNumber != 0, pendingNumber == shownNumber { pendingNumber = 0 }
             guard listening, let node, let state else {
                 lock.unlock()
-                withExtendedLifetime(current) {}
                 // Nobody to tell in order: only the Observation framework needs to hear of a change.
-                if Self.hasChanged(from: old, to: shown, stored: shownStored, traits: traits, listening: false) {
-                    binding.observationDidChange()
-                }
-                return
+                let changed = Self.hasChanged(
+                    from: old, to: shown, stored: shownStored, traits: traits, listening: false)
+                withExtendedLifetime(old) {}
+                guard changed else { return nil }
+                guard telling else { return binding.observationDidChange }
+                binding.observationDidChange()
+                return nil
             }
             // Queued in version order under the lock; whether it is a change at all is decided by the
             // delivering thread, outside the lock, because `==` and `encode(to:)` are the value type's own code.
@@ -298,9 +261,11 @@ extension Setting {
             let mustDeliver = !state.isDelivering
             state.isDelivering = true
             lock.unlock()
-            withExtendedLifetime(current) {}
-            if mustDeliver { deliverChanges(binding, traits: traits) }
-            return
+            withExtendedLifetime(old) {}
+            guard mustDeliver else { return nil }
+            guard telling else { return { [self] in deliverChanges(binding, traits: traits) } }
+            deliverChanges(binding, traits: traits)
+            return nil
         }
     }
 

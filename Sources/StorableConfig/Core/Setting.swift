@@ -29,13 +29,17 @@ import Foundation
 /// relaunch). ``reset()`` is what brings a default back.
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
-    // Every mutable property below is guarded by `lock`, which is this setting's alone (`binding`,
+    // Every mutable property below is guarded by `lock`, the lock of the setting's config (`binding`,
     // `traits` and `removesOnNil` are written once, by `bind`, and `extras` and
     // `assignmentHasRules` once by the declaration or an override, in the config's initializer, before any
     // other thread can reach the setting, so writes read them without it). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
-    let lock = Lock()
+    /// The lock that guards the setting: its config's, which every setting of the config shares (set by `bind`,
+    /// in the config's initializer, before anyone else can reach the setting), and before that one lock shared by
+    /// every setting that no config has bound. One lock per config rather than per setting: a config's settings
+    /// can take the values of one change together, and a setting costs no lock of its own.
+    var lock = unboundSettingsLock
     var value: Value
     var declaredDefault: Value
     /// The store version this value came from; older deliveries are ignored, so concurrent writers and
@@ -53,6 +57,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     var pendingNumber: UInt64 = 0
     /// The number of the last assignment that showed a pending value.
     var lastPendingNumber: UInt64 = 0
+    /// Whether the pending value is stored (not a removal), which ``isSet`` gives while it is shown.
+    var pendingIsSet = false
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     var observation: ObservationState<Value>?
     /// How many observers `observation` holds, readable without touching its generic type.
@@ -136,7 +142,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
 
     /// Whether the store holds a value for this setting (even one of the wrong type).
     public var isSet: Bool {
-        locked { hasStoredValue }
+        locked { pendingNumber == 0 ? hasStoredValue : pendingIsSet }
     }
 
     /// Removes the stored value, and any value left under the setting's ``earlierKeys``, so that the setting
@@ -157,7 +163,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         if !earlier.isEmpty {
             _ = binding.context.write(
                 earlier.map { key in
-                    (SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { @Sendable _ in })
+                    (SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { @Sendable _ in nil })
                 })
         }
     }
@@ -169,3 +175,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         return try body()
     }
 }
+
+/// The lock of every setting that no config has bound yet (see ``Setting/lock``).
+let unboundSettingsLock = Lock()

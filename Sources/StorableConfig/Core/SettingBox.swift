@@ -12,8 +12,11 @@ protocol SettingBox: AnySetting {
     func readProblem(_ stored: StoredValue) -> String?
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
     func declarationProblem() -> String?
-    /// Reads the default at once, inside a batch whose write will remove the stored value.
-    func showPendingReset()
+    /// Reads the default (or a file source's value below the store) while a write that removes the stored value
+    /// is under way; returns the number to end it with (``endShowing(_:)``).
+    func showPendingReset() -> UInt64
+    /// Stops showing the value of the write numbered `number`.
+    func endShowing(_ number: UInt64)
     /// Whether the value type is `Bool`, for which a bare launch argument means `true`.
     var isBool: Bool { get }
     /// The value type's ``ValueTraits`` and the type they are for, kept by the class's schema so that binding
@@ -35,5 +38,7 @@ protocol SettingBox: AnySetting {
     ///
     /// A value that is not of the setting's type or fails its check is reported; at the config's first load
     /// (`isFirstLoad`) the setting then reads its default, and afterwards it keeps its last good value.
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool)
+    /// Returns what is left to tell the observers: call it once every setting of the change has taken its value.
+    @discardableResult
+    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) -> (() -> Void)?
 }

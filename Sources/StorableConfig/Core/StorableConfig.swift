@@ -173,21 +173,21 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     /// in one write, so that they read their defaults again. Keys that this config does not declare are left
     /// alone.
     public func reset() {
-        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] =
+        // The defaults are read from now on, as an assignment's value is (see `Setting.write`).
+        var entries: [(change: SettingChange, completion: ConfigContext.BatchCompletion)] =
             zip(schema.keys, settings).map { key, setting in
-                let completion: @Sendable (UInt64) -> Void = { version in
-                    setting.load(nil, typedValue: nil, version: version, isFirstLoad: false)
+                let number = setting.showPendingReset()
+                let completion: ConfigContext.BatchCompletion = { version in
+                    defer { setting.endShowing(number) }
+                    return setting.load(nil, typedValue: nil, version: version, isFirstLoad: false)
                 }
                 return (SettingChange(key: key, stored: nil, typedValue: nil), completion)
             }
         // Earlier keys too, so that no value left there comes back at the next start.
         for key in schema.earlierKeys.joined() {
-            entries.append((SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { _ in }))
+            entries.append((SettingChange(key: key, stored: nil, typedValue: nil, isEarlierKey: true), { _ in nil }))
         }
-        let written = context.write(entries)
-        if !written {
-            for setting in settings { setting.showPendingReset() }
-        }
+        _ = context.write(entries)
     }
 
     /// Runs `updates` and writes every assignment it makes to this config's settings as one write to the
@@ -216,10 +216,10 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         try context.hub.reload(store)
     }
 
-    /// Takes a change that another config made to the same storage.
-    func receive(key: String, stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) {
-        guard let index = schema.indexByKey[key] ?? aliasedIndex(of: key) else { return }
-        settings[index].load(stored, typedValue: typedValue, version: version, isFirstLoad: false)
+    /// Takes a change that another config made to the same storage, and returns what is left to tell the observers.
+    func receive(key: String, stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64) -> (() -> Void)? {
+        guard let index = schema.indexByKey[key] ?? aliasedIndex(of: key) else { return nil }
+        return settings[index].load(stored, typedValue: typedValue, version: version, isFirstLoad: false)
     }
 
     /// The position of the setting that knows `storeKey` by an earlier key, if aliases send one there.
@@ -250,12 +250,18 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
             }
         }
         // In schema order, by position (no lookup of each key's index); hashing a key only where a set or
-        // dictionary holds something.
+        // dictionary holds something. Every setting takes its value before any observer is told, so that an
+        // observer of one reads the others as of the same reading (a certificate and its key, say).
+        var telling: [() -> Void] = []
         for (index, key) in schema.keys.enumerated() {
             if let onlyKeys, !onlyKeys.contains(key) { continue }
             if !unreadable.isEmpty, unreadable.contains(key) { continue }
-            settings[index].load(
+            if let tell = settings[index].load(
                 values.isEmpty ? nil : values[key], typedValue: nil, version: version, isFirstLoad: isFirstLoad)
+            {
+                telling.append(tell)
+            }
         }
+        for tell in telling { tell() }
     }
 }

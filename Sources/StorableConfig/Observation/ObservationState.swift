@@ -29,8 +29,6 @@ final class ObservationState<Value> {
     var first: PendingChange<Value>?
     var last: PendingChange<Value>?
     var isDelivering = false
-    /// The value before a batch's first assignment, which the batch's change is measured from.
-    var valueBeforeBatch: Value?
 
     /// A delivered node kept for the next change, so that a setting someone observes does not allocate and free
     /// one per change. Moved in and out under the lock (no retain count reaches zero there); its values are

@@ -10,6 +10,8 @@
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
     let hub: StoreHub
+    /// The lock that every setting of the config takes (see ``Setting/lock``).
+    let settingsLock = Lock()
     private let batches = Locked<[Batch]>([])
     /// An `ObservationSupport` where the Observation framework is available.
     let observation: (any AnyObject & Sendable)? = ConfigContext.makeObservationSupport()
@@ -23,11 +25,15 @@ final class ConfigContext: @unchecked Sendable {
         var willChange: [UInt64: @Sendable () -> Void] = [:]
     }
 
+    /// What is done when a batch's write has its version: the setting takes the value, and returns what is left to
+    /// tell its observers, which the batch tells once every setting of the write has taken its value.
+    typealias BatchCompletion = @Sendable (UInt64) -> (() -> Void)?
+
     /// Changes collected by ``StorableConfig/batch(_:)`` on one thread, written when it ends.
     private struct Batch {
         let thread: pthread_t
         var depth = 1
-        var entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)] = []
+        var entries: [(change: SettingChange, completion: BatchCompletion)] = []
     }
 
     init(store: any ConfigStore) {
@@ -38,7 +44,18 @@ final class ConfigContext: @unchecked Sendable {
     // MARK: Config-wide observers
 
     var hasChangeObservers: Bool {
-        changeObservers.withLock { !$0.all.isEmpty || !$0.willChange.isEmpty }
+        settingsLock.withLock { changeObserverCount > 0 }
+    }
+
+    /// How many config-wide observers there are, guarded by `settingsLock`, so that a setting's write reads it in
+    /// the critical section that takes its value. Set under `changeObservers`' lock too, which is always taken
+    /// first.
+    private(set) var changeObserverCount = 0
+
+    /// Counts the observers again after a change of `observers`, under their lock.
+    private func recount(_ observers: ChangeObservers) {
+        let count = observers.all.count + observers.willChange.count
+        settingsLock.withLock { changeObserverCount = count }
     }
 
     /// Whether the config is gone, so that no observer can be added any more.
@@ -53,6 +70,7 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.all[identifier] = (onChange, onEnd)
+            recount(observers)
             return true
         }
         if !added { onEnd?() }
@@ -64,6 +82,7 @@ final class ConfigContext: @unchecked Sendable {
         let removed = changeObservers.withLock { observers in
             let removed = observers.all.removeValue(forKey: identifier)
             let removedWillChange = observers.willChange.removeValue(forKey: identifier)
+            recount(observers)
             return (removed, removedWillChange)
         }
         withExtendedLifetime(removed) {}
@@ -81,6 +100,7 @@ final class ConfigContext: @unchecked Sendable {
         let added = changeObservers.withLock { observers -> Bool in
             guard !observers.ended else { return false }
             observers.willChange[identifier] = handler
+            recount(observers)
             return true
         }
         return added ? identifier : nil
@@ -98,6 +118,7 @@ final class ConfigContext: @unchecked Sendable {
             defer {
                 observers.all = [:]
                 observers.willChange = [:]
+                recount(observers)
             }
             return (Array(observers.all.values), Array(observers.willChange.values))
         }
@@ -121,7 +142,7 @@ final class ConfigContext: @unchecked Sendable {
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.
-    func deferToBatch(_ change: SettingChange, _ completion: @escaping @Sendable (UInt64) -> Void) {
+    func deferToBatch(_ change: SettingChange, _ completion: @escaping BatchCompletion) {
         batches.withLock { batches in
             if let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) {
                 batches[index].entries.append((change, completion))
@@ -131,12 +152,14 @@ final class ConfigContext: @unchecked Sendable {
 
     /// Whether a batch is under way on this thread.
     var isBatching: Bool {
-        batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
+        // Asked by every assignment: a thread with no batch open, the usual case, takes no lock.
+        guard OutsideLocks.threadHasOpenBatch else { return false }
+        return batches.withLock { batches in batches.contains { pthread_equal($0.thread, pthread_self()) != 0 } }
     }
 
     /// Writes the changes and calls each completion with their version; inside a batch on this thread, keeps
     /// them until the batch ends instead, and returns `false`.
-    func write(_ entries: [(change: SettingChange, completion: @Sendable (UInt64) -> Void)]) -> Bool {
+    func write(_ entries: [(change: SettingChange, completion: BatchCompletion)]) -> Bool {
         let deferred = batches.withLock { batches -> Bool in
             guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
                 return false
@@ -146,7 +169,7 @@ final class ConfigContext: @unchecked Sendable {
         }
         if deferred { return false }
         let version = write(entries.map(\.change))
-        for entry in entries { entry.completion(version) }
+        Self.complete(entries.map(\.completion), version: version)
         return true
     }
 
@@ -159,7 +182,11 @@ final class ConfigContext: @unchecked Sendable {
                 batches.append(Batch(thread: pthread_self()))
             }
         }
-        defer { endBatch() }
+        OutsideLocks.batchOpened()
+        defer {
+            OutsideLocks.batchClosed()
+            endBatch()
+        }
         return try body()
     }
 
@@ -178,6 +205,12 @@ final class ConfigContext: @unchecked Sendable {
         for (index, entry) in finished.entries.enumerated() { lastIndex[entry.change.key] = index }
         let kept = finished.entries.enumerated().filter { lastIndex[$0.element.change.key] == $0.offset }.map(\.element)
         let version = write(kept.map(\.change))
-        for entry in kept { entry.completion(version) }
+        Self.complete(kept.map(\.completion), version: version)
+    }
+
+    /// Has every setting take its value of the write numbered `version`, then tells their observers.
+    private static func complete(_ completions: [BatchCompletion], version: UInt64) {
+        let telling = completions.compactMap { $0(version) }
+        for tell in telling { tell() }
     }
 }

@@ -14,11 +14,12 @@
 /// ``deferring(_:)``, and what is reported or announced meanwhile happens when the outermost such region
 /// ends, after every lock is released.
 ///
-/// Every write enters and leaves a region, so the depth and a "something is held back" flag are kept in one
-/// thread-specific value (a pthread key created once per process, the number itself in place of a pointer: no
-/// allocation); the held-back items, rare, wait in a table keyed by thread, taken out by the thread that put
-/// them there. Should the process have used up its pthread keys, the depth goes into that table too: slower,
-/// never wrong.
+/// Every write enters and leaves a region, so the depth, a "something is held back" flag and the number of
+/// batches open on the thread (``StorableConfig/batch(_:)`` holds back a thread's writes in the same way, so that
+/// every assignment can ask without a lock whether one is open) are kept in one thread-specific value (a pthread
+/// key created once per process, the number itself in place of a pointer: no allocation); the held-back items,
+/// rare, wait in a table keyed by thread, taken out by the thread that put them there. Should the process have
+/// used up its pthread keys, the state goes into that table too: slower, never wrong.
 enum OutsideLocks {
     private struct HeldBack {
         var reports: [StorableConfigError] = []
@@ -34,7 +35,15 @@ enum OutsideLocks {
 
     private static let stateWithoutKey = Locked<[pthread_t: Int]>([:])
 
-    /// This thread's depth inside the framework's locks times two, plus one while something is held back.
+    /// Bit 0 of `state`: something is held back.
+    private static let heldBackFlag = 1
+    /// Bits 1–15 of `state`: the batches open on this thread.
+    private static let batchUnit = 1 << 1
+    private static let batchMask = 0xFFFE
+    /// The bits above: the depth inside the framework's locks.
+    private static let depthUnit = 1 << 16
+
+    /// This thread's depth inside the framework's locks, its open batches, and whether something is held back.
     private static var state: Int {
         get {
             guard let key else { return stateWithoutKey.withLock { $0[pthread_self()] ?? 0 } }
@@ -52,18 +61,27 @@ enum OutsideLocks {
 
     /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
     static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
-        state += 2
+        state += depthUnit
         defer {
-            state -= 2
-            if state == 1 { release() }
+            state -= depthUnit
+            if state < depthUnit, state & heldBackFlag != 0 { release() }
         }
         return try body()
     }
 
+    /// Counts a batch opened on this thread.
+    static func batchOpened() { state += batchUnit }
+
+    /// Counts a batch closed on this thread.
+    static func batchClosed() { state -= batchUnit }
+
+    /// Whether a batch is open on this thread (of any config): one thread-specific read.
+    static var threadHasOpenBatch: Bool { state & batchMask != 0 }
+
     /// Hands what was held back to the error handler and runs the held-back work, now that this thread is
     /// outside every lock.
     private static func release() {
-        state = 0
+        state &= batchMask
         let thread = pthread_self()
         guard let held = heldBack.withLock({ $0.removeValue(forKey: thread) }) else { return }
         for error in held.reports { StorableConfig.errorHandler(error) }
@@ -72,10 +90,10 @@ enum OutsideLocks {
 
     /// Hands `error` to the error handler now, or when this thread leaves the framework's locks.
     static func report(_ error: StorableConfigError) {
-        if state >= 2 {
+        if state >= depthUnit {
             let thread = pthread_self()
             heldBack.withLock { $0[thread, default: HeldBack()].reports.append(error) }
-            state |= 1
+            state |= heldBackFlag
         } else {
             StorableConfig.errorHandler(error)
         }
@@ -83,10 +101,10 @@ enum OutsideLocks {
 
     /// Runs `work` now, or when this thread leaves the framework's locks.
     static func run(_ work: @escaping () -> Void) {
-        if state >= 2 {
+        if state >= depthUnit {
             let thread = pthread_self()
             heldBack.withLock { $0[thread, default: HeldBack()].work.append(work) }
-            state |= 1
+            state |= heldBackFlag
         } else {
             work()
         }

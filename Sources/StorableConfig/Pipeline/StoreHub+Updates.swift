@@ -67,11 +67,16 @@ extension StoreHub {
             report(failure, keys: keys)
         }
         let told = zip(keys, call.storeKeys).filter { !storeKeys || !isAliased($0.1) }
+        // Every config takes every value of the update before any observer is told.
+        var telling: [() -> Void] = []
         for target in targets {
             for (key, storeKey) in told {
-                target.receive(key: storeKey, stored: updated[key], typedValue: nil, version: version)
+                if let tell = target.receive(key: storeKey, stored: updated[key], typedValue: nil, version: version) {
+                    telling.append(tell)
+                }
             }
         }
+        for tell in telling { tell() }
         if !certain { storageChanged(keys: Set(call.storeKeys)) }
         return (version, updated, failure != nil)
     }

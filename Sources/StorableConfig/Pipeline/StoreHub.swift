@@ -216,11 +216,18 @@ final class StoreHub: @unchecked Sendable {
                 return version
             }
         }
+        // Every config takes every value of the write before any observer is told.
+        var telling: [() -> Void] = []
         for target in targets {
             for (change, key) in zip(changes, call.storeKeys) where !change.isEarlierKey || !isAliased(key) {
-                target.receive(key: key, stored: change.stored, typedValue: change.typedValue, version: version)
+                if let tell = target.receive(
+                    key: key, stored: change.stored, typedValue: change.typedValue, version: version)
+                {
+                    telling.append(tell)
+                }
             }
         }
+        for tell in telling { tell() }
         if !certain {
             if keysMoved(during: call) { _ = write(Array(changes), to: store, from: origin) }
             storageChanged(keys: Set(call.storeKeys))
@@ -264,7 +271,7 @@ final class StoreHub: @unchecked Sendable {
         if !targets.isEmpty {
             let typed: any Sendable = typedValue
             for target in targets {
-                target.receive(key: storeKey, stored: stored, typedValue: typed, version: version)
+                target.receive(key: storeKey, stored: stored, typedValue: typed, version: version)?()
             }
         }
         if !certain {

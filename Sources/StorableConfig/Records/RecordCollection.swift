@@ -363,9 +363,13 @@ extension RecordCollection: SettingBox {
         return "it is \(stored.kindDescription), not a dictionary of records"
     }
 
-    func showPendingReset() {}
+    func showPendingReset() -> UInt64 { 0 }
 
-    func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) {
+    func endShowing(_ number: UInt64) {}
+
+    func load(
+        _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
+    ) -> (() -> Void)? {
         let binding = locked { () -> SettingBinding? in self.binding }
         let old = binding?.context.hasChangeObservers == true ? all : []
         let changed: Bool
@@ -389,7 +393,8 @@ extension RecordCollection: SettingBox {
                         + "records, and the stored value is left in place"))
             changed = false
         }
-        if changed, let binding { announce(old: old, binding: binding) }
+        guard changed, let binding else { return nil }
+        return { [self] in announce(old: old, binding: binding) }
     }
 }
 
