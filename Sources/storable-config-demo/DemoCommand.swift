@@ -11,7 +11,8 @@ struct DemoCommand: Equatable {
         case schema
         case watch
         case history(String, limit: Int)
-        case rollback(String, revision: Int64)
+        /// `ifUnchangedSince`: the revision the operator saw the key at (`--if-unchanged-since`), if given.
+        case rollback(String, revision: Int64, ifUnchangedSince: Int64?)
         case help(String?)
     }
 
@@ -51,6 +52,7 @@ struct DemoCommand: Equatable {
         var replace = false
         var includeSecrets = false
         var limitText: String?
+        var unchangedSinceText: String?
         var wantsHelp = false
         var positionals: [String] = []
         var index = 0
@@ -97,13 +99,19 @@ struct DemoCommand: Equatable {
                 _ where argument.hasPrefix("--limit="):
                 limitText = try Self.optionValue(
                     argument, "--limit", arguments, &index, missing: "--limit needs a number: --limit <N>")
+            case "--if-unchanged-since",
+                _ where argument.hasPrefix("--if-unchanged-since="):
+                unchangedSinceText = try Self.optionValue(
+                    argument, "--if-unchanged-since", arguments, &index,
+                    missing: "--if-unchanged-since needs a revision: --if-unchanged-since <revision>")
             case "--help", "-h":
                 wantsHelp = true
             default:
                 throw UsageError(
                     message: "unknown option '\(argument)'; options are --store <path.json>, --read <path>, "
                         + "--read-over <path>, --json (for list), "
-                        + "--replace (for import), --include-secrets (for export), --limit <N> (for history), --help")
+                        + "--replace (for import), --include-secrets (for export), --limit <N> (for history), "
+                        + "--if-unchanged-since <revision> (for rollback), --help")
             }
         }
         let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
@@ -134,6 +142,11 @@ struct DemoCommand: Equatable {
         if limitText != nil && command != "history" {
             throw UsageError(
                 message: "--limit applies only to history: storable-config-demo history <config>.<setting> --limit 5")
+        }
+        if unchangedSinceText != nil && command != "rollback" {
+            throw UsageError(
+                message: "--if-unchanged-since applies only to rollback: storable-config-demo rollback "
+                    + "<config>.<setting> <revision> --if-unchanged-since <revision>")
         }
         func expect(_ count: ClosedRange<Int>, _ synopsis: String) throws(UsageError) {
             guard count.contains(operands.count) else {
@@ -179,13 +192,22 @@ struct DemoCommand: Equatable {
             }
             action = .history(operands[0], limit: limit)
         case "rollback":
-            try expect(2...2, "rollback <config>.<setting> <revision>")
+            try expect(2...2, "rollback <config>.<setting> <revision> [--if-unchanged-since <revision>]")
             guard let revision = Int64(operands[1]), revision > 0 else {
                 throw UsageError(
                     message:
                         "rollback takes a revision, a whole number above 0 as history prints it, not '\(operands[1])'")
             }
-            action = .rollback(operands[0], revision: revision)
+            var seen: Int64?
+            if let unchangedSinceText {
+                guard let number = Int64(unchangedSinceText), number > 0 else {
+                    throw UsageError(
+                        message: "--if-unchanged-since takes a revision, a whole number above 0 as history prints "
+                            + "it, not '\(unchangedSinceText)'")
+                }
+                seen = number
+            }
+            action = .rollback(operands[0], revision: revision, ifUnchangedSince: seen)
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")

@@ -21,8 +21,9 @@ enum DemoHelp {
           history <config>.<setting> [--limit N]
                                             earlier values an etcd store still keeps, newest first,
                                             one line each: revision and value (10 by default)
-          rollback <config>.<setting> <revision>
-                                            set the value the setting had at that revision (etcd)
+          rollback <config>.<setting> <revision> [--if-unchanged-since <revision>]
+                                            set the value the setting had at that revision (etcd),
+                                            unless the key changed after the revision history showed
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -193,7 +194,8 @@ enum DemoHelp {
                 prints it (<redacted> for a secret). The first line is the value the key holds now. The list
                 ends after N lines (10 by default), where the key was created, or where the cluster compacted
                 its history. A stored value that is not of the setting's type shows as its JSON text, marked.
-                A JSON file keeps no history: exit 1.
+                A last line gives the revision the key is at now, for rollback --if-unchanged-since. A JSON
+                file keeps no history: exit 1.
 
                 examples:
                   storable-config-demo history app.volume --store etcd://127.0.0.1:2379/fleet/
@@ -201,17 +203,23 @@ enum DemoHelp {
                 """
         case "rollback":
             return """
-                usage: storable-config-demo rollback <config>.<setting> <revision> --store etcd://...
+                usage: storable-config-demo rollback <config>.<setting> <revision>
+                           [--if-unchanged-since <revision>] --store etcd://...
 
                 Sets the value the setting's key had at the revision (as history prints them): an ordinary
                 assignment, checked like set's (app.volume must lie in 0...1), written in a transaction that
-                compares the key's revision, so that a change that lands meanwhile is never overwritten.
-                Exit 1, saying which, if the cluster compacted the revision away, the key changed meanwhile,
-                the key held no value then, or the value is not valid now. A JSON file keeps no history: exit 1.
+                compares the key's revision. With --if-unchanged-since, the revision history said the key is
+                at: refused if the key changed after it, so a change that landed after you read history is
+                never undone. Without it, the revision the key is at when rollback starts: only a change
+                that lands while rollback runs is safe.
+                Exit 1, saying which, if the cluster compacted the revision away, the key changed after the
+                revision compared (naming the key and both revisions), the key held no value then, or the
+                value is not valid now. A JSON file keeps no history: exit 1.
 
                 examples:
                   storable-config-demo history app.volume --store etcd://127.0.0.1:2379/fleet/
-                  storable-config-demo rollback app.volume 17 --store etcd://127.0.0.1:2379/fleet/
+                  storable-config-demo rollback app.volume 17 --if-unchanged-since 42 \\
+                      --store etcd://127.0.0.1:2379/fleet/
                 """
         default:
             return general

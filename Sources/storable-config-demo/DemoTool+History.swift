@@ -4,7 +4,8 @@ import StorableConfig
 
 /// `history` and `rollback`: the revisions a store that keeps history (etcd) still has of a setting.
 extension DemoTool {
-    /// Prints one line per revision, newest first: the revision and the value (`<redacted>` for a secret).
+    /// Prints one line per revision, newest first: the revision and the value (`<redacted>` for a secret); then
+    /// the revision the key is at, for `rollback --if-unchanged-since`.
     func history(_ name: String, limit: Int) throws(Failure) {
         let (shortName, setting) = try setting(named: name)
         let entries = try Self.awaiting { try await setting.historyTexts(limit: limit) }
@@ -23,12 +24,17 @@ extension DemoTool {
             }
             print("\(entry.revision)  \(value)")
         }
+        let current = entries[0].latestRevision
+        print(
+            "\(shortName) is at revision \(current); to undo a change only if none lands after this: rollback "
+                + "\(shortName) <revision> --if-unchanged-since \(current)")
     }
 
-    /// Assigns the value the setting's key held at `revision`, unless the key changes meanwhile.
-    func rollBack(_ name: String, to revision: Int64) throws(Failure) {
+    /// Assigns the value the setting's key held at `revision`, unless the key changed after `seen` (the revision
+    /// the operator saw it at, from `history`), or, without it, changes while the command runs.
+    func rollBack(_ name: String, to revision: Int64, ifUnchangedSince seen: Int64?) throws(Failure) {
         let (shortName, setting) = try setting(named: name)
-        try Self.awaiting { try await setting.rollBack(to: revision, ifUnchangedSince: nil) }
+        try Self.awaiting { try await setting.rollBack(to: revision, ifUnchangedSince: seen) }
         if writeFailure() == nil {
             let value = setting.isSecret ? StorableConfigError.redacted : Self.displayed(setting.valueText)
             print("\(shortName) = \(value) (its value at revision \(revision))")

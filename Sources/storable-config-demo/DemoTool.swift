@@ -115,8 +115,8 @@ struct DemoTool {
             watch()
         case .history(let name, let limit):
             try history(name, limit: limit)
-        case .rollback(let name, let revision):
-            try rollBack(name, to: revision)
+        case .rollback(let name, let revision, let seen):
+            try rollBack(name, to: revision, ifUnchangedSince: seen)
         case .schema:
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):

@@ -11,14 +11,15 @@ extension EtcdStoreTests {
         }
         let history = try Self.runDemo(["history", "app.volume", "--store", store])
         #expect(history.status == 0)
-        let lines = history.output.split(separator: "\n").map {
+        let lines = history.output.split(separator: "\n").dropLast().map {
             $0.split(separator: " ", omittingEmptySubsequences: true)
         }
         #expect(lines.map { $0.last.map(String.init) } == ["0.4", "0.3", "0.2"])
         let revisions = lines.compactMap { $0.first.flatMap { Int64($0) } }
         #expect(revisions.count == 3 && revisions == revisions.sorted(by: >))
+        #expect(Self.currentRevision(in: history.output) == revisions.first)
         let limited = try Self.runDemo(["history", "app.volume", "--limit", "2", "--store", store])
-        #expect(limited.output.split(separator: "\n").count == 2)
+        #expect(limited.output.split(separator: "\n").count == 3)
         // A secret's values are never printed.
         #expect(try Self.runDemo(["set", "twitter.apiToken", "s3cret", "--store", store]).status == 0)
         let secret = try Self.runDemo(["history", "twitter.apiToken", "--store", store])
@@ -42,6 +43,46 @@ extension EtcdStoreTests {
         #expect(compacted.status == 1)
         #expect(compacted.errorOutput.contains("revision \(revisions[1]) is no longer kept"))
         #expect(try cluster.get("/fleet/storable-config-demo.AppConfig.volume") == "0.6")
+    }
+
+    /// `rollback --if-unchanged-since` with the revision `history` printed: a change that lands after the operator
+    /// read the history is never undone, and the refusal names the key and both revisions.
+    @Test(.needsEtcd) func theDemosRollbackRefusesAChangeMadeAfterTheHistoryWasRead() throws {
+        let cluster = try EtcdCluster()
+        let store = "etcd://127.0.0.1:\(cluster.members[0].clientPort)/fleet/"
+        let key = "/fleet/storable-config-demo.AppConfig.volume"
+        let first = try cluster.put(key, "0.2")
+        try cluster.put(key, "0.3")
+        let history = try Self.runDemo(["history", "app.volume", "--store", store])
+        let seen = try #require(Self.currentRevision(in: history.output), "\(history.output)")
+        // Another operator's change, after this one read the history.
+        let later = try cluster.put(key, "0.9")
+        let refused = try Self.runDemo([
+            "rollback", "app.volume", String(first), "--if-unchanged-since", String(seen), "--store", store,
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.output.isEmpty)
+        for part in ["storable-config-demo.AppConfig.volume", "revision \(seen)", "revision \(later)"] {
+            #expect(refused.errorOutput.contains(part), "\(refused.errorOutput)")
+        }
+        #expect(try cluster.get(key) == "0.9")
+
+        // With the revision the key is at now, it is rolled back.
+        let again = try Self.runDemo(["history", "app.volume", "--store", store])
+        #expect(Self.currentRevision(in: again.output) == later)
+        let rolledBack = try Self.runDemo([
+            "rollback", "app.volume", String(first), "--if-unchanged-since=\(later)", "--store", store,
+        ])
+        #expect(rolledBack.status == 0, "\(rolledBack.errorOutput)")
+        #expect(try cluster.get(key) == "0.2")
+    }
+
+    /// The revision that `history`'s last line says the key is at.
+    static func currentRevision(in output: String) -> Int64? {
+        guard let line = output.split(separator: "\n").last, let range = line.range(of: "is at revision ") else {
+            return nil
+        }
+        return Int64(line[range.upperBound...].prefix { $0.isNumber })
     }
 
     @Test func theDemoSaysThatAJSONFileKeepsNoHistory() throws {

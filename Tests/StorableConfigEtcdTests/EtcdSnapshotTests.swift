@@ -156,6 +156,41 @@ extension EtcdStoreTests {
     /// without the sticky bit. One its group may write (a Kubernetes fsGroup volume) is used and reported once;
     /// one in a sticky world-writable directory (`/tmp`) is used in silence. Before, each was used. A FIFO is
     /// refused as not a regular file, without waiting for a writer (it was "You don't have permission").
+    /// Processes of different prefixes given one snapshot path set each other's snapshot aside at every start:
+    /// only the newest few set aside are kept beside it, and the report names those removed.
+    @Test func snapshotsSetAsideBesideOnePathAreBounded() throws {
+        EtcdReports.install()
+        let directory = SnapshotDirectory()
+        let endpoints = [URL(string: "http://127.0.0.1:\(EtcdCluster.freePort())")!]
+        let path = directory.url.appendingPathComponent("shared.json")
+        func setAside() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasPrefix("shared.json.unused-") }.sorted()
+        }
+        var removedReports: [String] = []
+        for round in 0..<(EtcdSnapshot.setAsideKept + 3) {
+            // Another prefix's process wrote the file last.
+            try EtcdSnapshot(
+                endpoints: endpoints, prefix: "other-\(round)/", clusterID: "42", revision: 7, written: Date(),
+                values: ["etcd.Limits.maxUploadMB": "\(round)"]
+            ).write(to: path)
+            let before = try setAside()
+            _ = try EtcdStore(endpoints: endpoints, prefix: "bounded/", timeout: 1, snapshot: path)
+            let after = try setAside()
+            #expect(after.count == min(before.count + 1, EtcdSnapshot.setAsideKept), "round \(round): \(after)")
+            // The newest is the one just set aside: it holds this round's value.
+            let newest = try String(
+                contentsOf: directory.url.appendingPathComponent(after.last ?? ""), encoding: .utf8)
+            #expect(newest.contains("other-\(round)/"), "round \(round)")
+            let gone = before.filter { !after.contains($0) }
+            if let report = EtcdReports.mentioning(path.path).last, !gone.isEmpty {
+                #expect(gone.allSatisfy { report.contains($0) }, "\(report)")
+                removedReports.append(report)
+            }
+        }
+        #expect(removedReports.count == 3)
+    }
+
     @Test(arguments: [
         "world-writable", "in a world-writable directory", "group-writable", "in a sticky world-writable directory",
         "a FIFO",

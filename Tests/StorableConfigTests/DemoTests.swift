@@ -159,7 +159,9 @@ struct DemoTests {
         #expect(setHelp.output.contains("storable-config-demo set twitter.userName nkysu1"))
         #expect(try home.run("get", "--help").output.contains("usage: storable-config-demo get"))
         #expect(try home.run("help", "history").output.contains("usage: storable-config-demo history"))
-        #expect(try home.run("rollback", "--help").output.contains("usage: storable-config-demo rollback"))
+        let rollbackHelp = try home.run("rollback", "--help").output
+        #expect(rollbackHelp.contains("usage: storable-config-demo rollback"))
+        #expect(rollbackHelp.contains("--if-unchanged-since <revision>"))
         #expect(!FileManager.default.fileExists(atPath: home.settingsFile.path))
     }
 
@@ -191,6 +193,12 @@ struct DemoTests {
         (["get", "app.volume", "--limit", "2"], "--limit applies only to history"),
         (["rollback", "app.volume"], "rollback is missing an argument"),
         (["rollback", "app.volume", "latest"], "rollback takes a revision, a whole number above 0"),
+        (
+            ["rollback", "app.volume", "3", "--if-unchanged-since", "now"],
+            "--if-unchanged-since takes a revision, a whole number above 0 as history prints it, not 'now'"
+        ),
+        (["rollback", "app.volume", "3", "--if-unchanged-since"], "--if-unchanged-since needs a revision"),
+        (["get", "app.volume", "--if-unchanged-since=4"], "--if-unchanged-since applies only to rollback"),
     ])
     func badInputIsAOneLineUsageErrorAndChangesNothing(arguments: [String], message: String) throws {
         let home = DemoHome()

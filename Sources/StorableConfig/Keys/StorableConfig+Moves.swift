@@ -5,7 +5,8 @@ extension StorableConfig {
     /// key (replacing what the current key holds: it was written since the last move), and removes it from
     /// every earlier key that holds a readable value, in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a
     /// key that the store cannot read (a value in etcd that is not JSON text), and the other settings' values
-    /// are moved all the same.
+    /// are moved all the same. A move that the store fails to write waits: the settings read the earlier key's
+    /// value until it is written (``PendingMoves``).
     func moveValuesFromEarlierKeys() {
         // Decided once per class, in the schema: most classes have no earlier keys at all.
         guard schema.hasEarlierKeys else { return }
@@ -41,47 +42,84 @@ extension StorableConfig {
         for report in reports { StorableConfig.report(report) }
     }
 
+    /// Tries again the moves of this config that the store failed to write. A current key written since the move
+    /// was planned, while the earlier key was not, keeps its value: it is the newer one, and the earlier key's
+    /// value is removed.
+    func retryWaitingMoves() {
+        let waiting = context.hub.waitingMoves
+        let targets = schema.keys.map(context.hub.storeKey)
+        let indices = targets.indices.filter { waiting[targets[$0]] != nil && !schema.earlierKeys[$0].isEmpty }
+        guard !indices.isEmpty else { return }
+        do {
+            let reports = try moveValues(of: indices, to: targets, skipping: [], oldFiles: [], waiting: waiting)
+            for report in reports { StorableConfig.report(report) }
+        } catch {
+            StorableConfig.report(.readFailed(key: targets[indices[0]], reason: "\(error)"))
+        }
+    }
+
     /// Moves the values of the settings at `indices`, reading none of the keys in `unreadable`, and returns the
-    /// problems to report.
+    /// problems to report. Moves that the store fails to write wait in the hub (``PendingMoves``); `waiting` holds
+    /// those already waiting, by current key.
     /// - Throws: What reading the store throws; nothing is then moved.
     private func moveValues(
-        of indices: [Int], to targets: [String], skipping unreadable: Set<String>, oldFiles: [JSONFileStore]
+        of indices: [Int], to targets: [String], skipping unreadable: Set<String>, oldFiles: [JSONFileStore],
+        waiting: [String: PendingMoves.Entry] = [:]
     ) throws -> [StorableConfigError] {
         let keys = indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] }.filter { !unreadable.contains($0) }
         guard !keys.isEmpty else { return [] }
         var reports: [StorableConfigError] = []
         var moved: [(index: Int, value: StoredValue)] = []
+        var planned: [String: PendingMoves.Entry] = [:]
         let outcome = try PlannedUpdate.run(
             keys: keys, in: store, hub: context.hub, origin: ObjectIdentifier(context)
         ) { snapshot in
             reports = []
             moved = []
+            planned = [:]
             var changes: [String: StoredValue?] = [:]
             for index in indices {
+                let target = targets[index]
+                let earlierValues = schema.earlierKeys[index].compactMap { key -> String? in
+                    guard let value = snapshot.values[key], settings[index].readProblem(value) == nil else {
+                        return nil
+                    }
+                    return key
+                }
+                // A move that waited, whose current key was written since and its earlier key not: the current
+                // value is the newer one, and the earlier keys are only emptied.
+                if let entry = waiting[target],
+                    !entry.earlierWins(current: snapshot.values[target], earlier: snapshot.values[entry.earlierKey])
+                {
+                    for key in earlierValues { changes[key] = .some(nil) }
+                    continue
+                }
                 // Every move removes the earlier keys' values in the same write, so a value at an earlier key of
                 // the store was written since the last move, by code that still uses that key: it is the newer
                 // one, and replaces what the current key holds. A previous namespace's file is another file,
                 // which one write cannot change with this one: it is read only while the current key is empty.
-                let currentHolds = snapshot.values[targets[index]] != nil
+                let currentHolds = snapshot.values[target] != nil
                 guard
                     let found = firstReadable(
                         index, in: snapshot.values, oldFiles: currentHolds ? [] : oldFiles, reports: &reports)
                 else { continue }
-                changes[targets[index]] = found
-                if !currentHolds { moved.append((index, found)) }
-                for key in schema.earlierKeys[index] {
-                    if let value = snapshot.values[key], settings[index].readProblem(value) == nil {
-                        changes[key] = .some(nil)
-                    }
+                changes[target] = found.value
+                if !currentHolds { moved.append((index, found.value)) }
+                if found.inStore {
+                    planned[target] = PendingMoves.Entry(
+                        earlierKey: found.key, earlierValue: found.value, currentValue: snapshot.values[target])
                 }
+                for key in earlierValues { changes[key] = .some(nil) }
             }
             return changes
         }
         switch outcome {
         case .done:
             removeMovedValues(moved, from: oldFiles)
+            context.hub.waitingMovesWritten(indices.map { targets[$0] })
         case .writeFailed:
-            break
+            // Until the store takes the move, every config on it reads the earlier key's value, not the default.
+            context.hub.recordWaitingMoves(planned, of: self)
         case .gaveUp:
             reports.append(
                 .writeFailed(
@@ -92,16 +130,17 @@ extension StorableConfig {
         return reports
     }
 
-    /// The value of the first earlier key of the setting at `index` that holds one of its type: in the store,
-    /// then in the previous namespaces' default files.
+    /// The value of the first earlier key of the setting at `index` that holds one of its type, with that key and
+    /// whether it is in the store: in the store, then in the previous namespaces' default files.
     private func firstReadable(
         _ index: Int, in values: [String: StoredValue], oldFiles: [JSONFileStore], reports: inout [StorableConfigError]
-    ) -> StoredValue? {
+    ) -> (key: String, value: StoredValue, inStore: Bool)? {
         let setting = settings[index]
         for key in schema.earlierKeys[index] {
             let candidates = [values[key]] + oldFiles.map { $0.value(forKey: key) }
-            for case let value? in candidates {
-                guard let problem = setting.readProblem(value) else { return value }
+            for (position, candidate) in candidates.enumerated() {
+                guard let value = candidate else { continue }
+                guard let problem = setting.readProblem(value) else { return (key, value, position == 0) }
                 reports.append(
                     .typeMismatch(
                         key: key, expectedType: setting.valueTypeName,

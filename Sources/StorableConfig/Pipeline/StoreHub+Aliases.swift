@@ -46,11 +46,14 @@ extension StoreHub {
     }
 
     /// Reads `keys` from `store`, each under the key that holds it: ``ConfigStore/values(forKeys:)`` with
-    /// aliases applied.
+    /// aliases applied, and a key whose move from an earlier key waits to be written read there (``PendingMoves``).
     func values(forKeys keys: [String], in store: any ConfigStore) throws -> [String: StoredValue] {
         guard hasAliases else { return try store.values(forKeys: keys) }
-        let storeKeys = feed.withLock { feed in keys.map(feed.aliases.storeKey) }
-        let found = try store.values(forKeys: storeKeys)
+        let (storeKeys, waiting) = feed.withLock { feed in
+            (keys.map(feed.aliases.storeKey), feed.pendingMoves.entries)
+        }
+        var found = try store.values(forKeys: storeKeys)
+        if !waiting.isEmpty { found = try readingWaitingMoves(storeKeys, found: found, in: store, waiting: waiting) }
         var values: [String: StoredValue] = [:]
         for (key, storeKey) in zip(keys, storeKeys) { values[key] = found[storeKey] }
         return values

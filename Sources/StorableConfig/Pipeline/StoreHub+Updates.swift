@@ -100,8 +100,10 @@ extension StoreHub {
             } catch {
                 throw StorableConfigError.reloadFailed(store: "\(store)", reason: "\(error)")
             }
+            storeReportedChange()
             return numberOutsideChange()
         }
+        retryWaitingMoves()
         for target in targets {
             target.loadSettings(version: version)
         }

@@ -28,6 +28,8 @@ final class StoreHub: @unchecked Sendable {
         /// Store calls under way (writes and updates).
         var storeCallsInFlight = 0
         var aliases = KeyAliases()
+        /// Moves from earlier keys that the store failed to write, read in their place until they are written.
+        var pendingMoves = PendingMoves()
         /// The failed write last reported for each key (its description) since the storage last took a write: a
         /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
         /// failure for another reason (another value too large) is still reported.
@@ -122,6 +124,7 @@ final class StoreHub: @unchecked Sendable {
     func storageChanged(keys: Set<String>) {
         guard !keys.isEmpty else { return }
         OutsideLocks.run { [self] in
+            retryWaitingMoves()
             let (version, targets, configKeys) = numberOutsideChange(storeKeys: keys)
             for target in targets {
                 target.loadSettings(version: version, onlyKeys: configKeys)
@@ -357,8 +360,11 @@ final class StoreHub: @unchecked Sendable {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
             if succeeded, !feed.reportedFailures.isEmpty { feed.reportedFailures.removeAll(keepingCapacity: true) }
+            // A store that takes a write may take the moves waiting on it: the caller's fresh read tries them.
+            if succeeded, !feed.pendingMoves.isEmpty { feed.pendingMoves.markDue() }
             let certain =
                 feed.version == startVersion && feed.storeCallsInFlight == 0 && feed.aliases.generation == generation
+                && !feed.pendingMoves.due
             feed.version &+= 1
             // The references loaded are released by the caller, after the lock.
             feed.collect(readersOf: keys, except: origin, into: &targets)

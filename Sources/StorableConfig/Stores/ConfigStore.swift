@@ -146,7 +146,9 @@ extension SharedConfigStore {
     /// ``ConfigStore/values(forKeys:)`` takes. Called while the framework is writing to this storage (from
     /// inside ``ConfigStore/setValue(_:forKey:)``), the configs are told when that write ends.
     public func storageDidChange(forKeys keys: Set<String>) {
-        StoreHub.existingHub(for: storageIdentity)?.storageChanged(keys: keys)
+        guard let hub = StoreHub.existingHub(for: storageIdentity) else { return }
+        hub.storeReportedChange()
+        hub.storageChanged(keys: keys)
     }
 }
 

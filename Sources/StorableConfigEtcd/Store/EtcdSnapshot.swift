@@ -303,15 +303,21 @@ struct EtcdSnapshot: Equatable {
         Unusable(description: "\(step) \(url.path) failed: \(String(cString: strerror(errno)))")
     }
 
+    /// How many snapshots set aside are kept beside a snapshot file: the newest ones. Processes of different
+    /// prefixes given one snapshot path set each other's snapshot aside at every start, without end.
+    static let setAsideKept = 3
+
     /// Renames the snapshot at `url` out of the way, kept beside it with the time in its name, and reports why
     /// it is not used and, in `outcome`, what the store does instead. Through a symbolic link, the file it leads
-    /// to is set aside beside that file, and the link stays.
+    /// to is set aside beside that file, and the link stays. Only the ``setAsideKept`` newest set aside beside
+    /// that file are kept: older ones are removed, and the report names them.
     static func setAside(_ url: URL, because reason: String, store: String, outcome: String) {
         let file = (try? endOfLinks(from: url)) ?? url
         let kept = file.deletingLastPathComponent().appendingPathComponent(
             file.lastPathComponent + ".unused-" + timestamp(Date()).replacingOccurrences(of: ":", with: "-"))
         let moved = rename(file.path, kept.path) == 0
         let cause = moved ? "" : String(cString: strerror(errno))
+        let removed = moved ? removeOldSetAside(beside: file) : []
         StorableConfig.errorHandler(
             .reloadFailed(
                 store: store,
@@ -320,7 +326,24 @@ struct EtcdSnapshot: Equatable {
                         ? "it was set aside as \(file.path == url.path ? kept.lastPathComponent : kept.path)"
                         : "setting it aside failed (\(cause)), so the next snapshot "
                             + "replaces it")
+                    + (removed.isEmpty
+                        ? ""
+                        : " (only the \(setAsideKept) newest set aside are kept: \(removed.joined(separator: ", ")) "
+                            + "removed)")
                     + "; \(outcome)"))
+    }
+
+    /// Removes the snapshots set aside beside `file` (`<name>.unused-<time>`) but the ``setAsideKept`` newest, and
+    /// returns the names of those removed. The times in the names are UTC, of one width: their order is the
+    /// names' order.
+    private static func removeOldSetAside(beside file: URL) -> [String] {
+        let directory = file.deletingLastPathComponent()
+        let prefix = file.lastPathComponent + ".unused-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        let setAside = names.filter { $0.hasPrefix(prefix) }.sorted(by: >)
+        return setAside.dropFirst(setAsideKept).filter { name in
+            unlink(directory.appendingPathComponent(name).path) == 0
+        }
     }
 }
 

@@ -210,7 +210,8 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
 
     // MARK: Reading and writing
 
-    /// Reads the whole prefix into the cache and returns the keys whose values changed.
+    /// Reads the whole prefix into the cache and returns the keys whose values changed (every key read, when the
+    /// cache was filled from the snapshot).
     /// (`revision` reads the prefix as it was then, as a read answered late would: for the tests.) `first` is
     /// the endpoint asked first.
     ///
@@ -242,11 +243,12 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
         if behind { reportRevisionBehind(readRevision, storeRevision: revisionBefore) }
         // A cache filled from a snapshot is replaced whole: a key it holds that the cluster no longer has is
         // deleted, whatever its revision.
-        let (resetting, snapshotOfAnotherCluster) = lock.withLock { () -> (Bool, String?) in
+        let (fromSnapshot, snapshotOfAnotherCluster) = lock.withLock { () -> (Bool, String?) in
             defer { snapshotClusterID = nil }
             let other = snapshotClusterID.flatMap { $0 != readClusterID && !readClusterID.isEmpty ? $0 : nil }
-            return (behind || seededFrom != nil, other)
+            return (seededFrom != nil, other)
         }
+        let resetting = behind || fromSnapshot
         if let snapshotOfAnotherCluster { setAsideSnapshot(ofCluster: snapshotOfAnotherCluster, not: readClusterID) }
         defer { snapshotWriter?.schedule() }
         return lock.withLock {
@@ -262,7 +264,10 @@ final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringCon
             }
             for (key, entry) in read.entries where resetting || cache[key]?.value != entry.value {
                 if !resetting, let cached = cache[key], cached.revision > readRevision { continue }
-                if cache[key]?.value != entry.value { changed.insert(key) }
+                // Every key of a cache filled from a snapshot is announced: the configs then hold the cluster's
+                // values, and a move from an earlier key that waited for the cluster is written (an unchanged
+                // value tells no observer).
+                if cache[key]?.value != entry.value || fromSnapshot { changed.insert(key) }
                 cache[key] = (entry.value, entry.revision)
             }
             if resetting {

@@ -163,7 +163,8 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     ///   - snapshot: A file for a last-known-good copy of the values (mode 0600, in a directory made 0700 if
     ///     missing), written a quarter of a second after changes arrive; `nil` keeps none. A snapshot of other
     ///     endpoints, another prefix or another cluster, or one that cannot be read, is reported and renamed
-    ///     beside it (`<name>.unused-<time>`), never used. See Docs/Etcd.md, "Last-known-good snapshot".
+    ///     beside it (`<name>.unused-<time>`; the three newest are kept), never used. See Docs/Etcd.md,
+    ///     "Last-known-good snapshot".
     ///   - allowingPasswordOverPlainHTTP: Send `credentials` over `http://` to a host that is not this machine,
     ///     where anyone on the path can read the password. Refused unless this is `true`.
     /// - Throws: ``StorableConfig/StorableConfigError/reloadFailed(store:reason:)`` if `endpoints` is empty or
