@@ -81,9 +81,9 @@ extension RecordCollection: AnySetting {
     /// Whether the store holds the collection.
     public var isSet: Bool { !current.entries.isEmpty }
     /// `RecordCollection<Record>`.
-    public var valueTypeName: String { "RecordCollection<\(StoredValueCoding.typeName(Record.self))>" }
+    public var valueTypeName: String { "RecordCollection<\(TypeName.of(Record.self))>" }
     /// What ``assign(parsing:)`` accepts: a JSON array of records.
-    public var expectedFormat: String { "a JSON array of \(StoredValueCoding.typeName(Record.self)) records" }
+    public var expectedFormat: String { "a JSON array of \(TypeName.of(Record.self)) records" }
 
     /// The records, in order, as a compact JSON array.
     public var valueText: String {
