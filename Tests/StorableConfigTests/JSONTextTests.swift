@@ -217,6 +217,26 @@ struct ISO8601TimestampTests {
                 .timeIntervalSinceReferenceDate == 1)
     }
 
+    /// Why the package keeps its own timestamp code (#30: the toolchain first, where it does not lose data):
+    /// Foundation's formatters keep milliseconds, so a date written with them does not read back identical, and
+    /// `ISO8601DateFormatter` reads a five-digit year as a four-digit one. If this test fails, Foundation has
+    /// caught up: try it in `ISO8601Timestamp`'s place.
+    @Test func foundationsFormattersLoseWhatThisKeeps() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for interval in [-0.1, 1e-7, 0.123_456_789] {
+            let date = Date(timeIntervalSinceReferenceDate: interval)
+            let ours = try #require(ISO8601Timestamp.date(from: ISO8601Timestamp.string(from: date)))
+            #expect(ours == date)
+            #expect(formatter.date(from: formatter.string(from: date)) != date, "\(interval)")
+            let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            #expect((try? style.parse(style.format(date))) != date, "\(interval)")
+        }
+        let year12026 = "12026-01-09T00:00:00Z"
+        #expect(ISO8601Timestamp.string(from: try #require(ISO8601Timestamp.date(from: year12026))) == "+" + year12026)
+        #expect(ISO8601DateFormatter().date(from: year12026) == ISO8601Timestamp.date(from: "2026-01-09T00:00:00Z"))
+    }
+
     /// Foundation's ISO8601DateFormatter, an independent implementation, agrees wherever both read the text:
     /// years 1583 to 9999 (before 1583 it counts in the Julian calendar; it does not read years of five or more
     /// digits), whole seconds exactly, fractions to its millisecond.

@@ -24,7 +24,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     // building dictionaries happen outside it, on a snapshot that replaces the old one whole.
     private let lock = Lock()
     private var snapshot = Snapshot(entries: ShardedDictionary(), records: ShardedDictionary(), version: 0)
-    private var binding: SettingBinding?
+    var binding: SettingBinding?
     /// Operations whose write failed, applied again before the next one.
     private var pendingOperations: [RecordOperation] = []
     /// The stored name of the order field, found by encoding a record with two different orders.
@@ -34,7 +34,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// What the collection holds at one version; never changed once published, except for `sorted`, filled in
     /// under the lock on the first read. Sharded, so that the next snapshot copies only what it changes.
-    private final class Snapshot {
+    final class Snapshot {
         /// The stored dictionary, id → stored record, including records that do not decode.
         let entries: ShardedDictionary<StoredValue>
         let records: ShardedDictionary<Record>
@@ -53,13 +53,13 @@ where Record.ID: LosslessStringConvertible & Sendable {
         self.declaredKeys = declaredKeys
     }
 
-    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+    func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body()
     }
 
-    private var current: Snapshot { locked { snapshot } }
+    var current: Snapshot { locked { snapshot } }
 
     // MARK: Reading
 
@@ -164,7 +164,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     // MARK: Internals
 
-    private func encode(_ record: Record) -> StoredValue? {
+    func encode(_ record: Record) -> StoredValue? {
         do {
             let stored = try ValueTraits<Record>.shared.encode(record)
             if let orderKeyPath, locked({ orderFieldName }) == nil {
@@ -174,11 +174,8 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     case .dictionary(let second)? = try? ValueTraits<Record>.shared.encode(other),
                     let name = first.keys.first(where: { first[$0] != second[$0] })
                 {
-                    let replaced = locked { () -> String? in
-                        defer { orderFieldName = name }
-                        return orderFieldName
-                    }
-                    withExtendedLifetime(replaced) {}
+                    var replaced: String? = name  // the old value is released after the unlock
+                    locked { swap(&orderFieldName, &replaced) }
                 }
             }
             return stored
@@ -201,7 +198,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// Writes `operations` (after any that failed before) as one read-modify-write of the stored dictionary.
     /// - Throws: ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored
     ///   value is not a dictionary of records: nothing is written.
-    private func perform(_ operations: [RecordOperation]) throws(StorableConfigError) {
+    func perform(_ operations: [RecordOperation]) throws(StorableConfigError) {
         if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.anyValue {
             _ = encode(sample)  // finds the order field's stored name
         }
@@ -236,12 +233,8 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     touched = Self.apply(operations, to: &entries, orderField: orderField)
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
-            let kept = result.failed ? operations : []
-            let replaced = locked { () -> [RecordOperation] in
-                defer { pendingOperations = kept }
-                return pendingOperations
-            }
-            withExtendedLifetime(replaced) {}
+            var kept = result.failed ? operations : []  // the old value is released after the unlock
+            locked { swap(&pendingOperations, &kept) }
             var updatedEntries: [String: StoredValue] = [:]
             if case .dictionary(let members)? = result.value { updatedEntries = members }
             // Others' changes made since the last load show as a different count; then compare every record.
@@ -260,7 +253,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// again); an older version never replaces a newer one.
     /// - Returns: Whether any record changed.
     @discardableResult
-    private func take(entries newEntries: [String: StoredValue], version newVersion: UInt64?, changedKeys: Set<String>?)
+    func take(entries newEntries: [String: StoredValue], version newVersion: UInt64?, changedKeys: Set<String>?)
         -> Bool
     {
         while true {
@@ -311,7 +304,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     /// Tells observers that the collection changed.
-    private func announce(old: [Record], binding: SettingBinding) {
+    func announce(old: [Record], binding: SettingBinding) {
         binding.observationDidChange()
         if binding.context.hasChangeObservers {
             binding.context.tellWillChangeObservers()
@@ -322,134 +315,5 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     private func recordAccess() {
         if let binding = locked({ binding }) { binding.recordAccess() }
-    }
-}
-
-extension RecordCollection: SettingBox {
-    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
-        let binding = SettingBinding(context: context, schema: schema, index: index)
-        locked { self.binding = binding }
-    }
-
-    func endObservation() {}
-
-    func declarationProblem() -> String? { nil }
-
-    var isBool: Bool { false }
-
-    var valueTraits: SchemaTraits? { nil }
-
-    /// A dictionary of records by id, described loosely.
-    func jsonSchemaMembers() -> [String: StoredValue] {
-        ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
-    }
-
-    /// Record collections are not overridden.
-    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
-
-    /// Record collections take no values from file sources.
-    func takeLayers(
-        above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
-    ) -> LayerOutcome {
-        LayerOutcome()
-    }
-
-    func prepareForLayers(hasLayerBelow: Bool) {}
-
-    var overrideDescription: (source: SettingSource, origin: String)? { nil }
-
-    func readProblem(_ stored: StoredValue) -> String? {
-        if case .dictionary = stored { return nil }
-        return "it is \(stored.kindDescription), not a dictionary of records"
-    }
-
-    func showPendingReset() -> UInt64 { 0 }
-
-    func endShowing(_ number: UInt64) {}
-
-    func load(
-        _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
-    ) -> (() -> Void)? {
-        let binding = locked { () -> SettingBinding? in self.binding }
-        let old = binding?.context.hasChangeObservers == true ? all : []
-        let changed: Bool
-        switch stored {
-        case nil:
-            changed = take(entries: [:], version: version, changedKeys: nil)
-        case .dictionary(let members)?:
-            changed = take(entries: members, version: version, changedKeys: nil)
-        case let other? where isFirstLoad:
-            StorableConfig.report(
-                .typeMismatch(
-                    key: key, expectedType: "dictionary of records", found: other,
-                    reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
-            changed = take(entries: [:], version: version, changedKeys: nil)
-        case let other?:
-            // After the first load, an outside mistake does not empty a running program's collection.
-            StorableConfig.report(
-                .invalidValue(
-                    key: key, value: "\(other)",
-                    reason: "it is \(other.kindDescription), not a dictionary of records; the collection keeps its "
-                        + "records, and the stored value is left in place"))
-            changed = false
-        }
-        guard changed, let binding else { return nil }
-        return { [self] in announce(old: old, binding: binding) }
-    }
-}
-
-extension RecordCollection: AnySetting {
-    /// The name of the property that declares the collection.
-    public var name: String { locked { binding }?.name ?? "" }
-    /// The keys under which the collection may have been stored before, in search order.
-    public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
-    /// `stored` or `default`: record collections are not overridden.
-    public var source: SettingSource { isSet ? .stored : .default }
-    /// `false`: records are not secret.
-    public var isSecret: Bool { false }
-    /// Whether the store holds the collection.
-    public var isSet: Bool { !current.entries.isEmpty }
-    /// `RecordCollection<Record>`.
-    public var valueTypeName: String { "RecordCollection<\(StoredValueCoding.typeName(Record.self))>" }
-    /// What ``assign(parsing:)`` accepts: a JSON array of records.
-    public var expectedFormat: String { "a JSON array of \(StoredValueCoding.typeName(Record.self)) records" }
-
-    /// The records, in order, as a compact JSON array.
-    public var valueText: String {
-        let stored = all.compactMap { try? ValueTraits<Record>.shared.encode($0) }
-        return StoredValue.array(stored).jsonText()
-    }
-
-    /// An empty collection's text: `[]`.
-    public var defaultValueText: String { "[]" }
-
-    /// The stored dictionary, id → record.
-    public var storedValue: StoredValue { .dictionary(current.entries.dictionary) }
-
-    /// Replaces every record that decodes by the records of a JSON array, in one write. Records that do not
-    /// decode are kept.
-    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if the text is not an array of
-    ///   records, ``StorableConfigError/invalidValue(key:value:reason:)`` if two records have one id,
-    ///   ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored value is
-    ///   not a dictionary of records (it is left as it is: ``reset()`` replaces it).
-    public func assign(parsing text: String) throws {
-        guard case .array(let items)? = try? StoredValue(jsonText: text),
-            let records = try? items.map({ try ValueTraits<Record>.shared.decode($0) })
-        else {
-            throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
-        }
-        var put: [String: StoredValue] = [:]
-        for record in records {
-            let id = record.id.description
-            guard put[id] == nil else {
-                throw StorableConfigError.invalidValue(
-                    key: key, value: text,
-                    reason: "the id '\(id)' is given to more than one record; each record needs an id of its own")
-            }
-            guard let stored = encode(record) else { return }
-            put[id] = stored
-        }
-        let stale = current.records.keys.filter { put[$0] == nil }
-        try perform([.remove(stale), .put(put)])
     }
 }

@@ -25,8 +25,8 @@ import Foundation
 /// On Linux, corelibs `UserDefaults` writes nothing to disk until `synchronize()` is called. This store
 /// therefore saves what it wrote: by default within a quarter of a second, on a background queue, and at a
 /// normal process exit (``Saving/coalesced``), which costs a write what a plain `UserDefaults.set` costs;
-/// or before each write returns (``Saving/onEveryWrite``), at about 0.3 ms a write. On Apple platforms
-/// `UserDefaults` saves by itself and both behave the same.
+/// or before each write returns (``Saving/onEveryWrite``), which costs what `set` + `synchronize()` costs. On
+/// Apple platforms `UserDefaults` saves by itself and both behave the same.
 public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
     /// The string stored for an explicit "no value".
     public static let nullMarker = "<StorableConfig.null>"
@@ -381,88 +381,6 @@ public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, Cu
         for (defaults, lastKey) in pending where !defaults.synchronize() {
             StorableConfig.report(saveFailure(key: lastKey))
         }
-    }
-
-    // MARK: Conversion
-
-    static func propertyListValue(from value: StoredValue) -> Any {
-        switch value {
-        case .null: return nullMarker
-        case .bool(let flag): return flag
-        case .int(let number): return Int(exactly: number) ?? number
-        case .uint(let number): return number
-        case .double(let number): return number
-        // A property list has no number that holds it exactly: its text, which a Decimal setting reads.
-        case .number(let text): return text
-        case .string(let text): return text
-        case .data(let bytes): return bytes
-        case .date(let date):
-            #if canImport(Darwin)
-                return date
-            #else
-                return ISO8601Timestamp.string(from: date)
-            #endif
-        case .array(let items): return items.map(propertyListValue(from:))
-        case .dictionary(let members): return members.mapValues(propertyListValue(from:))
-        }
-    }
-
-    static func storedValue(from object: Any) -> StoredValue? {
-        #if canImport(Darwin)
-            if let number = object as? NSNumber, !(object is String) {
-                if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
-                switch String(cString: number.objCType) {
-                case "f", "d": return .double(number.doubleValue)
-                case "Q": return .integer(number.uint64Value)
-                default: return .int(number.int64Value)
-                }
-            }
-        #endif
-        switch object {
-        // On Linux a stored integer is not a Bool and a stored Bool is not an integer, so order is safe.
-        case let flag as Bool: return .bool(flag)
-        case let number as Int: return .int(Int64(number))
-        case let number as Int64: return .int(number)
-        case let number as UInt64: return .integer(number)
-        case let number as Int32: return .int(Int64(number))
-        case let number as UInt32: return .int(Int64(number))
-        case let number as Int16: return .int(Int64(number))
-        case let number as UInt16: return .int(Int64(number))
-        case let number as Int8: return .int(Int64(number))
-        case let number as UInt8: return .int(Int64(number))
-        case let number as UInt: return .integer(UInt64(number))
-        case let number as Double: return .double(number)
-        case let number as Float: return .double(Double(number))
-        case let text as String: return text == nullMarker ? .null : .string(text)
-        case let bytes as Data: return .data(bytes)
-        case let date as Date: return .date(date)
-        case let url as URL: return .string(url.absoluteString)
-        case let items as [Any]:
-            var result: [StoredValue] = []
-            for item in items {
-                guard let unwrapped = unwrapOptional(item), let value = storedValue(from: unwrapped) else {
-                    result.append(.null)
-                    continue
-                }
-                result.append(value)
-            }
-            return .array(result)
-        case let members as [String: Any]:
-            var result: [String: StoredValue] = [:]
-            for (key, member) in members {
-                guard let unwrapped = unwrapOptional(member) else { continue }
-                result[key] = storedValue(from: unwrapped)
-            }
-            return .dictionary(result)
-        default: return nil
-        }
-    }
-
-    /// Corelibs Foundation returns nested values as `Optional<Any>` boxed in `Any`.
-    private static func unwrapOptional(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.map { unwrapOptional($0.value) } ?? nil
     }
 }
 

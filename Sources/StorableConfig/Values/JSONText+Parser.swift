@@ -10,16 +10,14 @@ extension JSONText {
     /// - Throws: ``SyntaxError`` with the byte offset of the problem, also for text nested more than
     ///   ``maximumDepth`` arrays and objects deep.
     static func parse(_ data: Data) throws -> StoredValue {
-        try data.withUnsafeBytes { raw in
-            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
-            parser.skipWhitespace()
-            let value = try parser.parseValue(depth: 0)
-            parser.skipWhitespace()
-            guard parser.position == parser.bytes.count else {
-                throw parser.error("Unexpected text after the JSON value")
-            }
-            return value
+        var parser = Parser(bytes: [UInt8](data))
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.position == parser.bytes.count else {
+            throw parser.error("Unexpected text after the JSON value")
         }
+        return value
     }
 
     /// Parses a document whose top level must be an object, and returns with it the original text of each
@@ -35,22 +33,20 @@ extension JSONText {
     static func parseObject(_ data: Data) throws -> (
         members: [String: StoredValue], rawMembers: [String: String], respelledMembers: [RespelledMember]
     ) {
-        try data.withUnsafeBytes { raw in
-            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
-            parser.skipWhitespace()
-            guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "{") else {
-                throw parser.error("The top level is not a JSON object")
-            }
-            parser.recordsLossyMembers = true
-            guard case .dictionary(let members) = try parser.parseValue(depth: 0) else {
-                throw parser.error("The top level is not a JSON object")
-            }
-            parser.skipWhitespace()
-            guard parser.position == parser.bytes.count else {
-                throw parser.error("Unexpected text after the JSON value")
-            }
-            return (members, parser.lossyMembers, parser.respelledMembers)
+        var parser = Parser(bytes: [UInt8](data))
+        parser.skipWhitespace()
+        guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "{") else {
+            throw parser.error("The top level is not a JSON object")
         }
+        parser.recordsLossyMembers = true
+        guard case .dictionary(let members) = try parser.parseValue(depth: 0) else {
+            throw parser.error("The top level is not a JSON object")
+        }
+        parser.skipWhitespace()
+        guard parser.position == parser.bytes.count else {
+            throw parser.error("Unexpected text after the JSON value")
+        }
+        return (members, parser.lossyMembers, parser.respelledMembers)
     }
 
     /// A member of a settings file whose key is canonically equivalent to an earlier member's key but spelled
@@ -79,7 +75,7 @@ extension JSONText {
     }
 
     private struct Parser {
-        let bytes: UnsafeBufferPointer<UInt8>
+        let bytes: [UInt8]
         var position = 0
         /// Set when a number did not convert exactly.
         var sawLossyNumber = false
@@ -87,7 +83,7 @@ extension JSONText {
         var lossyMembers: [String: String] = [:]
         var respelledMembers: [RespelledMember] = []
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        init(bytes: [UInt8]) {
             self.bytes = bytes
             // A UTF-8 byte order mark is allowed before the document.
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
@@ -121,13 +117,13 @@ extension JSONText {
             }
         }
 
-        mutating func expectLiteral(_ literal: StaticString) throws {
-            let count = literal.utf8CodeUnitCount
-            guard position + count <= bytes.count else { throw error("Unexpected end of the JSON text") }
-            for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] {
+        mutating func expectLiteral(_ literal: String) throws {
+            let end = position + literal.utf8.count
+            guard end <= bytes.count else { throw error("Unexpected end of the JSON text") }
+            guard bytes[position..<end].elementsEqual(literal.utf8) else {
                 throw error("Invalid literal, expected '\(literal)'")
             }
-            position += count
+            position = end
         }
 
         /// Refuses an array or object inside `depth` others if that nests more than the limit.
@@ -195,13 +191,13 @@ extension JSONText {
                 }
                 members.values[index] = earlier
                 let raw =
-                    sawLossyNumber ? String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self) : nil
+                    sawLossyNumber ? String(decoding: bytes[text], as: UTF8.self) : nil
                 respelledMembers.append(RespelledMember(key: key, value: value, raw: raw))
                 return
             }
             guard depth == 0 else { return }
             lossyMembers[key] =
-                sawLossyNumber ? String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self) : nil
+                sawLossyNumber ? String(decoding: bytes[text], as: UTF8.self) : nil
         }
 
         mutating func parseArray(depth: Int) throws -> StoredValue {
@@ -332,7 +328,7 @@ extension JSONText {
                 guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
                 while position < bytes.count, isDigit(bytes[position]) { position += 1 }
             }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            let text = String(decoding: bytes[start..<position], as: UTF8.self)
             if isInteger {
                 if let number = Int64(text) { return .int(number) }
                 if let number = UInt64(text) { return .uint(number) }

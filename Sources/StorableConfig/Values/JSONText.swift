@@ -68,10 +68,8 @@ enum JSONText {
         switch value {
         case .null: append("null", to: &out)
         case .bool(let flag): append(flag ? "true" : "false", to: &out)
-        case .int(let number):
-            if number < 0 { out.append(UInt8(ascii: "-")) }
-            writeDigits(of: number.magnitude, to: &out)
-        case .uint(let number): writeDigits(of: number, to: &out)
+        case .int(let number): append(String(number), to: &out)
+        case .uint(let number): append(String(number), to: &out)
         case .double(let number): append(text(of: number), to: &out)
         case .number(let text):
             // As read; text that someone made and that is not a JSON number would break the document.
@@ -117,28 +115,8 @@ enum JSONText {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// The decimal digits of `number`, without `String`'s generic printing.
-    private static func writeDigits(of number: UInt64, to out: inout [UInt8]) {
-        guard number >= 10 else {
-            out.append(UInt8(ascii: "0") + UInt8(number))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64.max has 20 digits
-        var count = 0
-        var rest = number
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
-        }
-    }
-
     private static func append(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { out.append(contentsOf: $0) }
+        out.append(contentsOf: text.utf8)
     }
 
     private static func newline(_ out: inout [UInt8], pretty: Bool, indent: Int) {
@@ -156,16 +134,14 @@ enum JSONText {
         return number.description
     }
 
-    /// Writes `text` quoted, escaping `"`, `\` and the control characters; runs of other bytes (UTF-8
-    /// sequences included, which never contain a byte below 0x80 that needs escaping) are copied whole.
+    /// Writes `text` quoted, escaping `"`, `\` and the control characters (UTF-8 sequences never contain a byte
+    /// below 0x80, so they are copied as they are). Most strings need no escape, and are copied whole.
     private static func writeString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: text.utf8)
+        } else {
+            for byte in text.utf8 {
                 switch byte {
                 case 0x22: append("\\\"", to: &out)
                 case 0x5C: append("\\\\", to: &out)
@@ -174,12 +150,12 @@ enum JSONText {
                 case 0x09: append("\\t", to: &out)
                 case 0x08: append("\\b", to: &out)
                 case 0x0C: append("\\f", to: &out)
-                default:
+                case ..<0x20:
                     let hex = String(byte, radix: 16)
                     append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex, to: &out)
+                default: out.append(byte)
                 }
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -47,11 +47,6 @@ enum StoredValueCoding {
         }
     }
 
-    /// The name of a type as people write it: "Bool", "[String]", "Profile?".
-    static func typeName(_ type: Any.Type) -> String {
-        TypeName.of(type)
-    }
-
     private static func nativeStoredValue<Native: StoredValueConvertible>(of value: Any, as type: Native.Type)
         -> StoredValue
     {

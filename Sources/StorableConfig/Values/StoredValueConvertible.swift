@@ -65,7 +65,7 @@ extension StoredInteger {
         default: return "it is \(storedValue.kindDescription)"
         }
         guard isWhole else { return "the number \(storedValue) is not a whole number" }
-        return JSONNumber.doesNotFit(storedValue.description, in: StoredValueCoding.typeName(Self.self))
+        return JSONNumber.doesNotFit(storedValue.description, in: TypeName.of(Self.self))
     }
 
     var storedValue: StoredValue {
@@ -194,13 +194,9 @@ extension URL: StoredValueConvertible {
 extension Array: StoredValueConvertible where Element: StoredValueConvertible {
     init?(storedValue: StoredValue) {
         guard case .array(let items) = storedValue else { return nil }
-        var result: [Element] = []
-        result.reserveCapacity(items.count)
-        for item in items {
-            guard let element = Element(storedValue: item) else { return nil }
-            result.append(element)
-        }
-        self = result
+        let elements = items.compactMap(Element.init(storedValue:))
+        guard elements.count == items.count else { return nil }
+        self = elements
     }
 
     var storedValue: StoredValue { .array(map(\.storedValue)) }
@@ -209,13 +205,9 @@ extension Array: StoredValueConvertible where Element: StoredValueConvertible {
 extension Dictionary: StoredValueConvertible where Key == String, Value: StoredValueConvertible {
     init?(storedValue: StoredValue) {
         guard case .dictionary(let members) = storedValue else { return nil }
-        var result: [String: Value] = [:]
-        result.reserveCapacity(members.count)
-        for (key, member) in members {
-            guard let value = Value(storedValue: member) else { return nil }
-            result[key] = value
-        }
-        self = result
+        let values = members.compactMapValues(Value.init(storedValue:))
+        guard values.count == members.count else { return nil }
+        self = values
     }
 
     var storedValue: StoredValue { .dictionary(mapValues(\.storedValue)) }

@@ -17,7 +17,7 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
     let typeName: String
 
     private init() {
-        typeName = StoredValueCoding.typeName(Value.self)
+        typeName = TypeName.of(Value.self)
         if let native = Value.self as? any StoredValueConvertible.Type {
             (encode, decode) = Self.nativeCoding(native)
         } else {

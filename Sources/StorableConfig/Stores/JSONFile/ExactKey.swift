@@ -15,8 +15,7 @@ struct ExactKey: Hashable {
     }
 
     func hash(into hasher: inout Hasher) {
-        var string = string
-        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        for byte in string.utf8 { hasher.combine(byte) }
     }
 
     /// Whether `lhs`'s bytes sort before `rhs`'s: the order in which a file prints the spellings of one key

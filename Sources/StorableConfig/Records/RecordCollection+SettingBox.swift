@@ -1,0 +1,131 @@
+import Foundation
+
+/// How a record collection takes part in a config: bound to its key, loaded from the store, listed as a setting.
+extension RecordCollection: SettingBox {
+    func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
+        let binding = SettingBinding(context: context, schema: schema, index: index)
+        locked { self.binding = binding }
+    }
+
+    func endObservation() {}
+
+    func declarationProblem() -> String? { nil }
+
+    var isBool: Bool { false }
+
+    var valueTraits: SchemaTraits? { nil }
+
+    /// A dictionary of records by id, described loosely.
+    func jsonSchemaMembers() -> [String: StoredValue] {
+        ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
+    }
+
+    /// Record collections are not overridden.
+    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
+
+    /// Record collections take no values from file sources.
+    func takeLayers(
+        above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
+    ) -> LayerOutcome {
+        LayerOutcome()
+    }
+
+    func prepareForLayers(hasLayerBelow: Bool) {}
+
+    var overrideDescription: (source: SettingSource, origin: String)? { nil }
+
+    func readProblem(_ stored: StoredValue) -> String? {
+        if case .dictionary = stored { return nil }
+        return "it is \(stored.kindDescription), not a dictionary of records"
+    }
+
+    func showPendingReset() -> UInt64 { 0 }
+
+    func endShowing(_ number: UInt64) {}
+
+    func load(
+        _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
+    ) -> (() -> Void)? {
+        let binding = locked { () -> SettingBinding? in self.binding }
+        let old = binding?.context.hasChangeObservers == true ? all : []
+        let changed: Bool
+        switch stored {
+        case nil:
+            changed = take(entries: [:], version: version, changedKeys: nil)
+        case .dictionary(let members)?:
+            changed = take(entries: members, version: version, changedKeys: nil)
+        case let other? where isFirstLoad:
+            StorableConfig.report(
+                .typeMismatch(
+                    key: key, expectedType: "dictionary of records", found: other,
+                    reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
+            changed = take(entries: [:], version: version, changedKeys: nil)
+        case let other?:
+            // After the first load, an outside mistake does not empty a running program's collection.
+            StorableConfig.report(
+                .invalidValue(
+                    key: key, value: "\(other)",
+                    reason: "it is \(other.kindDescription), not a dictionary of records; the collection keeps its "
+                        + "records, and the stored value is left in place"))
+            changed = false
+        }
+        guard changed, let binding else { return nil }
+        return { [self] in announce(old: old, binding: binding) }
+    }
+}
+
+extension RecordCollection: AnySetting {
+    /// The name of the property that declares the collection.
+    public var name: String { locked { binding }?.name ?? "" }
+    /// The keys under which the collection may have been stored before, in search order.
+    public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    /// `stored` or `default`: record collections are not overridden.
+    public var source: SettingSource { isSet ? .stored : .default }
+    /// `false`: records are not secret.
+    public var isSecret: Bool { false }
+    /// Whether the store holds the collection.
+    public var isSet: Bool { !current.entries.isEmpty }
+    /// `RecordCollection<Record>`.
+    public var valueTypeName: String { "RecordCollection<\(TypeName.of(Record.self))>" }
+    /// What ``assign(parsing:)`` accepts: a JSON array of records.
+    public var expectedFormat: String { "a JSON array of \(TypeName.of(Record.self)) records" }
+
+    /// The records, in order, as a compact JSON array.
+    public var valueText: String {
+        let stored = all.compactMap { try? ValueTraits<Record>.shared.encode($0) }
+        return StoredValue.array(stored).jsonText()
+    }
+
+    /// An empty collection's text: `[]`.
+    public var defaultValueText: String { "[]" }
+
+    /// The stored dictionary, id → record.
+    public var storedValue: StoredValue { .dictionary(current.entries.dictionary) }
+
+    /// Replaces every record that decodes by the records of a JSON array, in one write. Records that do not
+    /// decode are kept.
+    /// - Throws: ``StorableConfigError/invalidText(key:text:expected:)`` if the text is not an array of
+    ///   records, ``StorableConfigError/invalidValue(key:value:reason:)`` if two records have one id,
+    ///   ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored value is
+    ///   not a dictionary of records (it is left as it is: ``reset()`` replaces it).
+    public func assign(parsing text: String) throws {
+        guard case .array(let items)? = try? StoredValue(jsonText: text),
+            let records = try? items.map({ try ValueTraits<Record>.shared.decode($0) })
+        else {
+            throw StorableConfigError.invalidText(key: key, text: text, expected: "\(valueTypeName): \(expectedFormat)")
+        }
+        var put: [String: StoredValue] = [:]
+        for record in records {
+            let id = record.id.description
+            guard put[id] == nil else {
+                throw StorableConfigError.invalidValue(
+                    key: key, value: text,
+                    reason: "the id '\(id)' is given to more than one record; each record needs an id of its own")
+            }
+            guard let stored = encode(record) else { return }
+            put[id] = stored
+        }
+        let stale = current.records.keys.filter { put[$0] == nil }
+        try perform([.remove(stale), .put(put)])
+    }
+}
