@@ -20,8 +20,8 @@ import Foundation
 /// config.$isFirstLaunch.reset()     // removes the stored value; reads `true` again
 /// ```
 ///
-/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, under the
-/// setting's own lock, and never touches the store. Assigning writes through to the store and, before
+/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, under its
+/// config's lock, and never touches the store. Assigning writes through to the store and, before
 /// returning, updates every other config bound to the same storage.
 ///
 /// Assigning `nil` to an optional setting whose default is `nil` removes the stored value; if the default
