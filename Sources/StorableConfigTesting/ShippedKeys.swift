@@ -18,7 +18,7 @@ import StorableConfig
 /// }
 /// ```
 ///
-/// A shipped key is read when it is a setting's key, one of its ``StorableConfig/AnySetting/earlierKeys``
+/// A shipped key is read when it is a setting's key, one of its ``StorableConfig/AnySetting/previousKeys``
 /// (from `previousKeys`, `previousNames`, `previousConfigNames` or `previousNamespaces`), or a config's
 /// ``StorableConfig/StorableConfig/schemaVersionKey``. A key that a migration reads by name is not known to the
 /// check: list it in `retired`.
@@ -49,7 +49,7 @@ public struct ShippedKeys: Sendable, Equatable {
         var read: Set<String> = []
         for config in configs {
             read.formUnion(config.keys)
-            for setting in config.allSettings { read.formUnion(setting.earlierKeys) }
+            for setting in config.allSettings { read.formUnion(setting.previousKeys) }
             read.insert(type(of: config).schemaVersionKey)
         }
         return read

@@ -37,7 +37,7 @@ func scalingRows(scale: Int, directory: URL) -> [Row] {
     StorableConfig.defaultSources = ConfigSources(belowStore: [.directory(sourceDirectory.path)])
     var configs = makeConfigs(count, store)
     StorableConfig.defaultSources = .none
-    precondition(configs[0].s == 41 && configs[0].$s.source == .file, "the directory source is not read")
+    precondition(configs[0].s == 41 && configs[0].$s.layer == .file, "the directory source is not read")
     let start = now()
     configs.removeAll()
     let released = Double(now() - start)

@@ -14,7 +14,7 @@ func sourceRows(readIterations: Int, scale: Int, directory: URL) -> [Row] {
     let fromDirectory = BenchConfig(store: InMemoryStore())
     StorableConfig.defaultSources = .none
     let plainConfig = BenchConfig(store: InMemoryStore())
-    precondition(fromDirectory.count == 41 && fromDirectory.$count.source == .file, "the source is not read")
+    precondition(fromDirectory.count == 41 && fromDirectory.$count.layer == .file, "the source is not read")
     var sink = 0
     // Measured in turns, three times each, so that a moment of load on the machine does not fall on one side only.
     var oursRuns: [Double] = []

@@ -73,7 +73,7 @@ struct DemoTool {
             throw Failure(message: "cannot use etcd at \(hosts): \(error)\(hint)")
         }
         // Started from the snapshot: the store has said so (a warning), and a write fails as it would.
-        if case .snapshot = store.source { return store }
+        if case .snapshot = store.provenance { return store }
         guard store.isConnected else {
             throw Failure(
                 message: "cannot read etcd at \(endpoints.map(\.absoluteString).joined(separator: ", ")): "
@@ -341,7 +341,7 @@ struct DemoTool {
 
     private func listTable() {
         let header = ["SETTING", "VALUE", "DEFAULT", "SET", "SOURCE", "KEY"]
-        let withSources = rows().contains { $0.setting.source == .file || $0.setting.hiddenSourceValue != nil }
+        let withSources = rows().contains { $0.setting.layer == .file || $0.setting.hiddenSourceValue != nil }
         // An empty string shows as "" so that the columns stay readable.
         func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
         let lines = rows().map { row in
@@ -349,7 +349,7 @@ struct DemoTool {
                 row.name, shown(self.shown(row.setting)),
                 shown(
                     row.setting.isSecret ? StorableConfigError.redacted : Self.displayed(row.setting.defaultValueText)),
-                row.setting.isSet ? "yes" : "no", row.setting.source.description, row.setting.key,
+                row.setting.isSet ? "yes" : "no", row.setting.layer.description, row.setting.key,
             ] + (withSources ? [Self.sourceNote(row.setting)] : [])
         }
         let heading = header + (withSources ? ["FROM"] : [])
@@ -366,11 +366,11 @@ struct DemoTool {
 
     /// Where a value from a file comes from, and a file's value that the store or an override hides.
     private static func sourceNote(_ setting: any AnySetting) -> String {
-        var note = setting.source == .file ? setting.origin : ""
+        var note = setting.layer == .file ? setting.origin : ""
         if let hidden = setting.hiddenSourceValue {
             note +=
                 (note.isEmpty ? "" : "; ")
-                + (setting.source == .stored
+                + (setting.layer == .stored
                     ? "the stored value hides \(displayed(hidden.valueText)) from the \(hidden.origin) (reset to read it)"
                     : "hides \(displayed(hidden.valueText)) from the \(hidden.origin)")
         }

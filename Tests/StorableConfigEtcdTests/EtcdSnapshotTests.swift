@@ -55,8 +55,8 @@ extension EtcdStoreTests {
         #expect(server.maxUploadMB == 80)
         #expect(server.hosts == ["a", "b"])
         #expect(!store.isConnected)
-        guard case .snapshot(let seededRevision, let written) = store.source else {
-            Issue.record("the source is \(store.source), not the snapshot")
+        guard case .snapshot(let seededRevision, let written) = store.provenance else {
+            Issue.record("the provenance is \(store.provenance), not the snapshot")
             return
         }
         #expect(seededRevision == revision)
@@ -79,8 +79,8 @@ extension EtcdStoreTests {
         try waitFor { server.maxUploadMB == 120 && server.hosts.isEmpty }
         try waitFor { seen.withLock { $0 }.sorted() == ["hosts []", "maxUploadMB 120"] }
         #expect(store.isConnected)
-        guard case .cluster = store.source else {
-            Issue.record("the source is \(store.source), not the cluster")
+        guard case .cluster = store.provenance else {
+            Issue.record("the provenance is \(store.provenance), not the cluster")
             return
         }
         // The failed assignment was never sent later; the copy now holds the cluster's values.
@@ -124,7 +124,7 @@ extension EtcdStoreTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
             let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
             #expect(Limits(store: store).maxUploadMB == 50, "\(name)")
-            #expect(store.source == .none, "\(name)")
+            #expect(store.provenance == .none, "\(name)")
             let reported = EtcdReports.mentioning(path.path)
             #expect(reported.count == 1, "\(name)")
             #expect(reported.allSatisfy { $0.contains(reason) && $0.contains("set aside") }, "\(name): \(reported)")
@@ -143,8 +143,8 @@ extension EtcdStoreTests {
         try good.write(to: path)
         let store = try EtcdStore(endpoints: endpoints, prefix: "aside/", timeout: 1, snapshot: path)
         #expect(Limits(store: store).maxUploadMB == 77)
-        guard case .snapshot(let revision, let written) = store.source else {
-            Issue.record("the source is \(store.source), not the snapshot")
+        guard case .snapshot(let revision, let written) = store.provenance else {
+            Issue.record("the provenance is \(store.provenance), not the snapshot")
             return
         }
         #expect(revision == 7)
@@ -245,7 +245,7 @@ extension EtcdStoreTests {
         }
         if let reason {
             #expect(Limits(store: store).maxUploadMB == 50)
-            #expect(store.source == .none)
+            #expect(store.provenance == .none)
             #expect(reports.count == 1 && reports.allSatisfy { $0.contains(reason) && $0.contains("set aside") })
             #expect(kept.count == 1 && !FileManager.default.fileExists(atPath: path.path))
         } else {

@@ -90,7 +90,7 @@ struct EtcdStoreTests {
         let store = try EtcdStore(endpoints: [URL(string: "http://127.0.0.1:\(port)")!], timeout: 1)
         let limits = Limits(store: store)
         #expect(limits.maxUploadMB == 50)
-        #expect(store.source == .none)
+        #expect(store.provenance == .none)
         limits.maxUploadMB = 80
         #expect(limits.maxUploadMB == 50)
         // The assignment, once; the watch that cannot be set up is reported apart, once.

@@ -16,13 +16,13 @@ import Testing
         let config = ServerConfig(store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path)]))
         #expect(config.port == 9090)
         #expect(config.host == "db.internal")
-        #expect(config.$port.source == .file)
+        #expect(config.$port.layer == .file)
         #expect(config.$port.origin == "file \(directory.url.path)/SERVER_CONFIG_PORT")
         #expect(config.$port.isSet == false)
         #expect(store.value(forKey: config.$port.key) == nil, "a source is never written to the store")
         config.port = 7070
         #expect(config.port == 7070)
-        #expect(config.$port.source == .stored)
+        #expect(config.$port.layer == .stored)
         #expect(
             config.$port.hiddenSourceValue
                 == HiddenSourceValue(
@@ -42,7 +42,7 @@ import Testing
         let config = ServerConfig(store: store, sources: ConfigSources(aboveStore: [.directory(directory.url.path)]))
         #expect(config.port == 8443)
         #expect(config.$port.isOverridden)
-        #expect(config.$port.source == .file)
+        #expect(config.$port.layer == .file)
         config.port = 82
         #expect(config.port == 8443, "the source keeps being read")
         #expect(store.value(forKey: "srv.ServerConfig.port") == .int(82), "the assignment is stored")
@@ -73,7 +73,7 @@ import Testing
         #expect(config.port == 1, "the first source above the store wins")
         #expect(config.host == "low-host", "the next one above the store wins over one below it")
         #expect(config.limit == 4, "an environment variable wins over every file")
-        #expect(config.$limit.source == .environment)
+        #expect(config.$limit.layer == .environment)
         #expect(config.name == "stored-name", "a stored value wins over a source below the store")
     }
 
@@ -109,7 +109,7 @@ import Testing
         let fromDocument = ServerConfig(
             store: InMemoryStore(), sources: ConfigSources(belowStore: [.file(atPath: exported.path)]))
         #expect(fromDocument.port == 6000)
-        #expect(fromDocument.$port.source == .file)
+        #expect(fromDocument.$port.layer == .file)
     }
 
     @Test func aValueThatDoesNotFitIsReportedNamingFileAndKeyAndTheNextSourceIsRead() throws {
@@ -594,7 +594,7 @@ final class EnvironmentFirstConfig: StorableConfig {
             StorableConfig.reloadSources()
             let expected = present ? 10_000 + round : round * 100 + 49
             #expect(waitUntil { config.port == expected }, "round \(round): \(config.port), not \(expected)")
-            #expect(config.$port.source == (present ? .file : .stored))
+            #expect(config.$port.layer == (present ? .file : .stored))
         }
     }
 
@@ -625,7 +625,7 @@ final class EnvironmentFirstConfig: StorableConfig {
             store: store, sources: ConfigSources(belowStore: [.directory(directory.url.path, secret: true)]))
         #expect(config.name == "hunter2")
         #expect(config.$name.isRedacted)
-        #expect(config.$name.source == .file)
+        #expect(config.$name.layer == .file)
         #expect(config.$name.hiddenSourceValue == nil, "it is read, not hidden")
         #expect(!config.description.contains("hunter2"))
         #expect(!config.$name.description.contains("hunter2"))

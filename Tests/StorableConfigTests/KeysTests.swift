@@ -115,7 +115,7 @@ struct KeysTests {
                 "old-keys.Preferences.fontSize", "old-keys.Preferences.fontPoints",
                 "old-keys.Settings.fontSize", "old-keys.Settings.fontPoints",
             ])
-        #expect(config.$fontSize.earlierKeys == config.schema.earlierKeys[0])
+        #expect(config.$fontSize.previousKeys == config.schema.earlierKeys[0])
     }
 
     @Test func aRecordCollectionFindsItsRecordsUnderAnEarlierName() {

@@ -34,13 +34,13 @@ struct OverrideTests {
             environment: ["OVERRIDDEN_CONFIG_USER_NAME": "env", "OVERRIDDEN_CONFIG_PORT": "82"],
             arguments: ["program", "--overridden-config-port", "83", "--overridden-config-verbose", "positional"])
         #expect(config.userName == "env")
-        #expect(config.$userName.source == .environment)
+        #expect(config.$userName.layer == .environment)
         #expect(config.port == 83)
-        #expect(config.$port.source == .argument)
+        #expect(config.$port.layer == .argument)
         #expect(config.verbose == true)
         #expect(config.host == "stored-host")
-        #expect(config.$host.source == .stored)
-        #expect(config.$limit.source == .default)
+        #expect(config.$host.layer == .stored)
+        #expect(config.$limit.layer == .default)
         #expect(config.$port.isOverridden && !config.$host.isOverridden)
         #expect(store.value(forKey: "ovr.OverriddenConfig.userName") == .string("stored"))
         #expect(store.value(forKey: "ovr.OverriddenConfig.verbose") == nil)
@@ -76,7 +76,7 @@ struct OverrideTests {
             arguments: ["program", "--overridden-config-port=eighty"])
         #expect(config.port == 82)
         #expect(config.limit == 10)
-        #expect(config.$limit.source == .default)
+        #expect(config.$limit.layer == .default)
         let problems = config.overrideProblems
         #expect(problems.count == 2)
         let argumentProblem = problems.first { "\($0)".contains("launch argument --overridden-config-port") }
@@ -120,7 +120,7 @@ struct OverrideTests {
         let config = OverriddenConfig(
             store: InMemoryStore(), environment: [:], arguments: ["program", "--overridden-config-user-name=" + value])
         #expect(Array(config.userName.unicodeScalars) == Array(value.unicodeScalars))
-        #expect(config.$userName.source == .argument)
+        #expect(config.$userName.layer == .argument)
         let remaining = ConfigOverrides.removingSettingArguments(
             from: ["--overridden-config-user-name=" + value, "get"], of: [config])
         #expect(remaining == ["get"])

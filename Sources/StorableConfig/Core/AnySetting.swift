@@ -16,13 +16,13 @@ public protocol AnySetting: AnyObject, Sendable {
     /// The keys under which the setting's value may have been stored before, in the order they are searched
     /// when its key holds nothing: its previous keys, then its key under the config's previous namespaces,
     /// config names and property names. A value found there is moved to ``key`` when the config is created.
-    var earlierKeys: [String] { get }
+    var previousKeys: [String] { get }
     /// Whether the value is secret (`@Setting(secret: true)`): descriptions, reports and exports show it as
     /// `<redacted>`; reading the property, ``valueText`` and ``storedValue`` give the real value.
     var isSecret: Bool { get }
-    /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
-    /// default.
-    var source: SettingSource { get }
+    /// The layer that gives the value: a launch argument, an environment variable, a file source, the store, or
+    /// the default.
+    var layer: SettingLayer { get }
     /// Where the value comes from, as a person would say it, naming the variable, argument or file:
     /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `the store`.
     var origin: String { get }
@@ -82,12 +82,20 @@ extension AnySetting {
 }
 
 extension AnySetting {
-    /// ``source``, as text.
-    public var origin: String { source == .stored ? "the store" : source.description }
+    /// ``layer``, as text.
+    public var origin: String { layer == .stored ? "the store" : layer.description }
     /// ``isSecret``.
     public var isRedacted: Bool { isSecret }
     /// `nil`: nothing hidden.
     public var hiddenSourceValue: HiddenSourceValue? { nil }
+
+    /// The earlier name of ``previousKeys``.
+    @available(*, deprecated, renamed: "previousKeys")
+    public var earlierKeys: [String] { previousKeys }
+
+    /// The earlier name of ``layer``.
+    @available(*, deprecated, renamed: "layer")
+    public var source: SettingLayer { layer }
 }
 
 /// A file source's value that a setting does not read, because a stored value or an override hides it.

@@ -20,8 +20,8 @@ import Foundation
 /// config.$isFirstLaunch.reset()     // removes the stored value; reads `true` again
 /// ```
 ///
-/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, under the
-/// setting's own lock, and never touches the store. Assigning writes through to the store and, before
+/// `Value` is any `Codable & Sendable` type. Reading a setting returns the value held in memory, under its
+/// config's lock, and never touches the store. Assigning writes through to the store and, before
 /// returning, updates every other config bound to the same storage.
 ///
 /// Assigning `nil` to an optional setting whose default is `nil` removes the stored value; if the default
@@ -131,7 +131,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// The keys under which the value may have been stored before, in search order: see
     /// ``init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``. Empty for a `Setting` that is not a property of a
     /// ``StorableConfig``.
-    public var earlierKeys: [String] {
+    public var previousKeys: [String] {
         locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? []
     }
 
@@ -145,7 +145,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         locked { pendingNumber == 0 ? hasStoredValue : pendingIsSet }
     }
 
-    /// Removes the stored value, and any value left under the setting's ``earlierKeys``, so that the setting
+    /// Removes the stored value, and any value left under the setting's ``previousKeys``, so that the setting
     /// reads its default again.
     public func reset() {
         guard let binding = locked({ binding }) else {

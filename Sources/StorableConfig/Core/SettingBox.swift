@@ -31,7 +31,7 @@ protocol SettingBox: AnySetting {
     /// Makes the setting ready for layers that change while the config is in use; in the config's initializer.
     func prepareForLayers(hasLayerBelow: Bool)
     /// Where an override comes from, if the setting is overridden.
-    var overrideDescription: (source: SettingSource, origin: String)? { get }
+    var overrideDescription: (source: SettingLayer, origin: String)? { get }
     /// The JSON Schema members that describe the setting's stored form.
     func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.

@@ -110,8 +110,9 @@ public struct ConfigOverrides: Sendable {
     }
 }
 
-/// Where a setting's value comes from.
-public enum SettingSource: String, Sendable, Hashable, CustomStringConvertible {
+/// Which layer gives a setting's value: a launch argument, an environment variable, a file source, the store, or the
+/// declared default (``AnySetting/layer``).
+public enum SettingLayer: String, Sendable, Hashable, CustomStringConvertible {
     /// A launch argument overrides it.
     case argument
     /// An environment variable overrides it.
@@ -207,3 +208,7 @@ enum OverrideNames {
         return found
     }
 }
+
+/// The earlier name of ``SettingLayer``.
+@available(*, deprecated, renamed: "SettingLayer")
+public typealias SettingSource = SettingLayer

@@ -2,7 +2,7 @@
 /// class, so that reading whether a setting has one looks up no generic type.
 final class SettingOverride<Value> {
     let value: Value
-    let source: SettingSource
+    let source: SettingLayer
     /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`,
     /// `file /etc/app/conf.d/APP_CONFIG_USER_NAME`.
     let origin: String
@@ -13,7 +13,7 @@ final class SettingOverride<Value> {
     /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
     let layer: String
 
-    init(value: Value, source: SettingSource, origin: String, text: String, isSecret: Bool, layer: String) {
+    init(value: Value, source: SettingLayer, origin: String, text: String, isSecret: Bool, layer: String) {
         self.value = value
         self.source = source
         self.origin = origin
@@ -46,7 +46,7 @@ enum CandidateValue: Sendable {
 
 /// A value that a layer gives for a setting.
 struct OverrideCandidate: Sendable {
-    let source: SettingSource
+    let source: SettingLayer
     /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`.
     let origin: String
     let value: CandidateValue
@@ -56,13 +56,13 @@ struct OverrideCandidate: Sendable {
     /// Whether the source is declared secret.
     var isSecret = false
 
-    init(source: SettingSource, origin: String, text: String) {
+    init(source: SettingLayer, origin: String, text: String) {
         self.source = source
         self.origin = origin
         self.value = .text(text)
     }
 
-    init(source: SettingSource, origin: String, value: CandidateValue, layer: String, isSecret: Bool) {
+    init(source: SettingLayer, origin: String, value: CandidateValue, layer: String, isSecret: Bool) {
         self.source = source
         self.origin = origin
         self.value = value
@@ -97,7 +97,7 @@ extension Setting {
 
     /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
     /// default.
-    public var source: SettingSource {
+    public var layer: SettingLayer {
         if let layer = appliedLayerValue { return layer.source }
         return isSet ? .stored : .default
     }
@@ -263,7 +263,7 @@ extension Setting {
 
     var isBool: Bool { Value.self == Bool.self }
 
-    var overrideDescription: (source: SettingSource, origin: String)? {
+    var overrideDescription: (source: SettingLayer, origin: String)? {
         overridden.map { ($0.source, $0.origin) }
     }
 }

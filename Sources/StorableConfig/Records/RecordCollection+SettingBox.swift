@@ -78,9 +78,9 @@ extension RecordCollection: AnySetting {
     /// The name of the property that declares the collection.
     public var name: String { locked { binding }?.name ?? "" }
     /// The keys under which the collection may have been stored before, in search order.
-    public var earlierKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    public var previousKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
     /// `stored` or `default`: record collections are not overridden.
-    public var source: SettingSource { isSet ? .stored : .default }
+    public var layer: SettingLayer { isSet ? .stored : .default }
     /// `false`: records are not secret.
     public var isSecret: Bool { false }
     /// Whether the store holds the collection.

@@ -67,7 +67,7 @@ extension EtcdStorage {
     }
 
     /// Where the values come from.
-    var source: EtcdStore.Source {
+    var provenance: EtcdStore.Provenance {
         lock.withLock {
             if revision > 0 { return .cluster(revision: revision) }
             if let seededFrom { return .snapshot(revision: seededFrom.revision, written: seededFrom.written) }

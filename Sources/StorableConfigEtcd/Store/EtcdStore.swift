@@ -123,7 +123,7 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
     let storage: EtcdStorage
 
     /// Where a store's values come from.
-    public enum Source: Sendable, Equatable {
+    public enum Provenance: Sendable, Equatable {
         /// The cluster: the values are complete up to `revision`, and the watch keeps them current.
         case cluster(revision: Int64)
         /// The snapshot file, written at `written` with the values at `revision`: no member has answered since the
@@ -228,7 +228,15 @@ public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStri
 
     /// Where the values come from: the cluster (and the revision they are complete up to), the snapshot the store
     /// started from while no member answers, or nowhere yet.
-    public var source: Source { storage.source }
+    public var provenance: Provenance { storage.provenance }
+
+    /// The earlier name of ``Provenance``.
+    @available(*, deprecated, renamed: "Provenance")
+    public typealias Source = Provenance
+
+    /// The earlier name of ``provenance``.
+    @available(*, deprecated, renamed: "provenance")
+    public var source: Provenance { provenance }
 
     /// The snapshot file, if the store keeps one.
     public var snapshot: URL? { storage.snapshotWriter?.url }

@@ -77,7 +77,7 @@ enum AssignParsingFuzzCheck {
         let configName = FuzzOverriddenConfig.configName
         let variable = ConfigOverrides.none.variableName(configName: configName, name: name)
         let option = ConfigOverrides.argumentName(configName: configName, name: name)
-        let ways: [(ConfigOverrides, SettingSource)] = [
+        let ways: [(ConfigOverrides, SettingLayer)] = [
             (ConfigOverrides(environment: [variable: text], arguments: nil), .environment),
             (ConfigOverrides(environment: nil, arguments: ["program", option + "=" + text]), .argument),
         ]
@@ -85,7 +85,7 @@ enum AssignParsingFuzzCheck {
             let config = FuzzOverrides.with(overrides) { FuzzOverriddenConfig(store: InMemoryStore()) }
             let setting = config.allSettings[index]
             if let taken {
-                guard setting.source == source, config.overrideProblems.isEmpty else {
+                guard setting.layer == source, config.overrideProblems.isEmpty else {
                     return "\(name): the \(source) override was not taken: \(config.overrideProblems)"
                 }
                 if let difference = FuzzSupport.difference(taken, setting.storedValue),
@@ -93,7 +93,7 @@ enum AssignParsingFuzzCheck {
                 {
                     return "\(name): the \(source) override reads another value: \(difference)"
                 }
-            } else if setting.source == source || config.overrideProblems.isEmpty {
+            } else if setting.layer == source || config.overrideProblems.isEmpty {
                 return "\(name): the \(source) override was taken, or not reported, though assign(parsing:) refused it"
             }
         }
