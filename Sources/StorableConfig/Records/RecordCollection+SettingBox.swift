@@ -32,7 +32,7 @@ extension RecordCollection: SettingBox {
 
     func prepareForLayers(hasLayerBelow: Bool) {}
 
-    var overrideDescription: (source: SettingSource, origin: String)? { nil }
+    var overrideDescription: (source: SettingLayer, origin: String)? { nil }
 
     func readProblem(_ stored: StoredValue) -> String? {
         if case .dictionary = stored { return nil }
