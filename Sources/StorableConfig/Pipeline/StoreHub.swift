@@ -34,46 +34,6 @@ final class StoreHub: @unchecked Sendable {
         /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
         /// failure for another reason (another value too large) is still reported.
         var reportedFailures: [String: String] = [:]
-
-        /// Appends the live configs, except the one whose context is `origin`, that read one of `keys` (store
-        /// keys), directly or by an earlier key that aliases send there.
-        func collect(
-            readersOf keys: some Collection<String>, except origin: ObjectIdentifier?,
-            into targets: inout [StorableConfig]
-        ) {
-            // The usual case, one key that no earlier key is sent to, makes no set.
-            if keys.count == 1, let key = keys.first, aliases.earlierKeys[key] == nil {
-                for group in schemasByKey[key] ?? [] { collect(group: group, except: origin, into: &targets) }
-                return
-            }
-            var groups: Set<ObjectIdentifier> = []
-            for key in keys {
-                if let schemas = schemasByKey[key] { groups.formUnion(schemas) }
-                for earlier in aliases.earlierKeys[key] ?? [] {
-                    if let schemas = schemasByKey[earlier] { groups.formUnion(schemas) }
-                }
-            }
-            for group in groups { collect(group: group, except: origin, into: &targets) }
-        }
-
-        private func collect(
-            group: ObjectIdentifier, except origin: ObjectIdentifier?, into targets: inout [StorableConfig]
-        ) {
-            for (context, receiver) in receivers[group]?.byContext ?? [:] where context != origin {
-                if let config = receiver.config { targets.append(config) }
-            }
-        }
-    }
-
-    struct Receiver {
-        weak var config: StorableConfig?
-    }
-
-    /// The live configs of one class (one schema) on this storage.
-    struct ReceiverGroup {
-        /// Kept so that its identity, the group's key, cannot be reused while the group exists.
-        let schema: ConfigSchema
-        var byContext: [ObjectIdentifier: Receiver] = [:]
     }
 
     private struct WeakHub {
@@ -135,41 +95,6 @@ final class StoreHub: @unchecked Sendable {
     /// The number of the last change: a reading of the store made after this call may be tagged with it.
     func currentVersion() -> UInt64 {
         feed.withLock { $0.version }
-    }
-
-    /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
-    func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
-        let schema = config.schema
-        let group = ObjectIdentifier(schema)
-        return feed.withLock { feed in
-            if feed.receivers[group] == nil {
-                feed.receivers[group] = ReceiverGroup(schema: schema)
-                for key in schema.keys { feed.schemasByKey[key, default: []].insert(group) }
-            }
-            feed.receivers[group]?.byContext[ObjectIdentifier(context)] = Receiver(config: config)
-            return feed.version
-        }
-    }
-
-    /// Stops deliveries to the config that owns `context`, of the class whose schema is `schema`.
-    ///
-    /// Called from a config's `deinit`, in constant time whatever the number of configs alive. Removes only that
-    /// config's entry, loading no weak reference: a reference loaded under the lock could be another thread's
-    /// config's last, and releasing it there would run that config's `deinit`, and so this method, on this
-    /// thread with the lock held. Every config detaches itself, so no entry outlives its config. The last config
-    /// of a class takes its keys out of the index (the schema is released after the lock).
-    func detach(_ context: ConfigContext, schema: ConfigSchema) {
-        let group = ObjectIdentifier(schema)
-        let emptied = feed.withLock { feed -> ReceiverGroup? in
-            feed.receivers[group]?.byContext[ObjectIdentifier(context)] = nil
-            guard let remaining = feed.receivers[group], remaining.byContext.isEmpty else { return nil }
-            for key in schema.keys {
-                feed.schemasByKey[key]?.remove(group)
-                if feed.schemasByKey[key]?.isEmpty == true { feed.schemasByKey[key] = nil }
-            }
-            return feed.receivers.removeValue(forKey: group)
-        }
-        withExtendedLifetime(emptied) {}
     }
 
     /// Applies `changes` to `store`, then tells every other config bound to the storage.
