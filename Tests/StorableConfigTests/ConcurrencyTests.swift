@@ -92,3 +92,85 @@ struct ConcurrencyTests {
         #expect(CounterConfig(store: store).a == 1999)
     }
 }
+
+/// Eight settings of one config, which share the config's lock.
+private final class SharedLockConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "concurrency" }
+    @Setting var s0 = 0
+    @Setting var s1 = 0
+    @Setting var s2 = 0
+    @Setting var s3 = 0
+    @Setting var s4 = 0
+    @Setting var s5 = 0
+    @Setting var s6 = 0
+    @Setting var s7 = 0
+
+    func set(_ index: Int, _ value: Int) {
+        switch index {
+        case 0: s0 = value
+        case 1: s1 = value
+        case 2: s2 = value
+        case 3: s3 = value
+        case 4: s4 = value
+        case 5: s5 = value
+        case 6: s6 = value
+        default: s7 = value
+        }
+    }
+
+    var all: [Int] { [s0, s1, s2, s3, s4, s5, s6, s7] }
+}
+
+struct SharedConfigLockTests {
+    /// The settings of one config share its lock: threads assigning and reading different settings, observers that
+    /// assign other settings of the same config from inside their call, batches, config-wide observers coming and
+    /// going, and configs of the class created and dropped meanwhile (whose settings take the lock shared by every
+    /// unbound setting until they are bound) must neither deadlock nor lose a write.
+    @Test func settingsOfOneConfigUsedOnManyThreadsAtOnceNeitherDeadlockNorLoseAWrite() {
+        let store = InMemoryStore()
+        let config = SharedLockConfig(store: store)
+        let rounds = 400
+        let echoes = Locked(0)
+        // An observer of s0 writes s7 (another setting, the same lock) from inside its call.
+        let echo = config.$s0.observe { value in
+            config.s7 = value
+            echoes.withLock { $0 += 1 }
+        }
+        let finished = finishes(within: 60) {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for round in 1...rounds {
+                    switch thread {
+                    case 0:
+                        config.s0 = round
+                    case 1...5:
+                        if round % 10 == 0 {
+                            config.batch {
+                                config.set(thread, round)
+                                config.set(thread, round)
+                            }
+                        } else {
+                            config.set(thread, round)
+                        }
+                    case 6:
+                        // Config-wide observers come and go while the others write.
+                        let token = config.observe { _ in _ = config.all }
+                        _ = config.all
+                        token.cancel()
+                    default:
+                        // Configs of the class made and dropped: their settings start on the shared unbound lock.
+                        let other = SharedLockConfig(store: store)
+                        _ = other.all
+                    }
+                }
+            }
+        }
+        withExtendedLifetime(echo) {}
+        #expect(finished)
+        #expect(config.s0 == rounds)
+        #expect(config.s7 == rounds)
+        for index in 1...5 { #expect(config.all[index] == rounds) }
+        #expect(echoes.withLock { $0 } == rounds)
+        let relaunched = SharedLockConfig(store: store)
+        #expect(relaunched.all[1...5].allSatisfy { $0 == rounds })
+    }
+}
