@@ -60,12 +60,16 @@ import Testing
         try Data(repeating: UInt8(ascii: "a"), count: large).write(to: directory.file("SERVER_CONFIG_HOST"))
         try "first".write(toFile: path + "/SERVER_CONFIG_NAME", atomically: true, encoding: .utf8)
         let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(path)]))
-        #expect(config.host.utf8.count == large)
-        #expect(config.name == "first")
-        try Data(repeating: UInt8(ascii: "b"), count: large).write(to: directory.file("SERVER_CONFIG_NAME"))
+        #expect(config.host.utf8.count == large && config.name == "first", "the files were not read")
+        // Replaced whole by a rename: a reading never sees it half written.
+        try Data(repeating: UInt8(ascii: "b"), count: large).write(
+            to: directory.file("SERVER_CONFIG_NAME"), options: .atomic)
         StorableConfig.reloadSources()
-        #expect(config.name == "first", "the value the file gave before was dropped or replaced past the limit")
-        #expect(config.host.utf8.count == large, "a file read before the limit was reached was dropped")
+        // Compared outside `#expect`, which would print 10 MiB of a value that is wrong.
+        let nameKept = config.name == "first"
+        let hostKept = config.host.utf8.count == large
+        #expect(nameKept, "the value the file gave before was dropped or replaced past the limit")
+        #expect(hostKept, "a file read before the limit was reached was dropped")
         let reported = ReportedErrors.mentioning(path + "/SERVER_CONFIG_NAME").map(\.description)
         #expect(
             reported.contains { $0.contains("16777216 bytes (16 MiB)") && $0.contains("kept") }, "\(reported)")

@@ -25,9 +25,9 @@ struct SourceContents: Sendable {
     var fingerprint: [String: Data] = [:]
     /// Whether the file or directory was there.
     var exists = false
-    /// For a directory, every name in it but the kubelet's (`..data`, `..2026_…`) and subdirectories, whether
-    /// its file was read or not: what ``StorableConfig/checkOverrides(of:)`` checks for typos.
-    private var listing: [String]?
+    /// For a directory, its path: its names are listed when they are asked for (``listedNames``), not when it is
+    /// read.
+    private var directory: String?
     /// What is there but could not be read (the source itself, or a file of a directory): its path, the place
     /// to name, and why. Turned into problems by `read(_:names:keepingFrom:)`, which keeps the values it gave
     /// before.
@@ -47,10 +47,15 @@ struct SourceContents: Sendable {
     /// values read before.
     private static let attempts = 50
 
-    /// The names the source gives, read or not: for a directory every file in it (but the kubelet's entries), for
-    /// a `.env` or JSON file the names of its values.
+    /// The names the source gives, read or not: for a directory every name in it now but the kubelet's entries
+    /// (`..data`, `..2026_…`) and subdirectories, listed at each call (what ``StorableConfig/checkOverrides(of:)``
+    /// checks for typos); for a `.env` or JSON file the names of its values.
     var listedNames: [String] {
-        listing ?? Array(entries.keys)
+        guard let directory else { return Array(entries.keys) }
+        var reason = ""
+        return (Self.names(inDirectory: directory, reason: &reason) ?? Array(entries.keys)).filter {
+            !$0.hasPrefix("..")
+        }
     }
 
     /// Reads `source` now. Never throws: what cannot be read is a problem in the result.
@@ -68,9 +73,9 @@ struct SourceContents: Sendable {
     static func read(
         _ source: ConfigSource, names: Set<String>? = nil, keepingFrom old: SourceContents? = nil
     ) -> SourceContents {
-        var contents = readNow(source, names: names)
-        for _ in 1..<attempts where contents.vanished {
-            contents = readNow(source, names: names)
+        var contents = readNow(source, names: names, attempt: 0)
+        for attempt in 1..<attempts where contents.vanished {
+            contents = readNow(source, names: names, attempt: attempt)
         }
         if contents.vanished {
             contents = SourceContents()
@@ -111,12 +116,19 @@ struct SourceContents: Sendable {
         return kept
     }
 
-    private static func readNow(_ source: ConfigSource, names: Set<String>?) -> SourceContents {
+    private static func readNow(_ source: ConfigSource, names: Set<String>?, attempt: Int) -> SourceContents {
         var contents = SourceContents()
         var info = stat()
         guard stat(source.path, &info) == 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
+            // A link whose end is gone may be between two steps of a swap (`config.json -> ..data/config.json`, its
+            // `..data` found the moment before its directory was deleted): looked at again, a few times.
+            var link = stat()
+            if code == ENOENT, attempt < 3, lstat(source.path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                contents.vanished = true
+                return contents
+            }
             if code == ENOENT || code == ENOTDIR {
                 if !source.isOptional {
                     contents.problems.append(
@@ -246,14 +258,24 @@ struct SourceContents: Sendable {
         let dataLink = FileWatcher.joined(source.path, "..data")
         let target = Self.linkText(dataLink)
         let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
-        var reason = ""
-        guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
-            unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-            return
+        directory = source.path
+        let toRead: [String]
+        if let wanted {
+            // Looked up by name: a directory of 100,000 other files is not listed at each reading.
+            guard access(source.path, X_OK) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unreadable.append((source.path, source.description, "it cannot be entered (\(reason))"))
+                return
+            }
+            toRead = wanted.filter { !$0.hasPrefix("..") && !$0.contains("/") }
+        } else {
+            var reason = ""
+            guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
+                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
+                return
+            }
+            toRead = names.filter { !$0.hasPrefix("..") }
         }
-        let visible = names.filter { !$0.hasPrefix("..") }
-        listing = visible
-        let toRead = wanted.map { wanted in visible.filter { wanted.contains($0) } } ?? visible
         for name in toRead.sorted() {
             let path = FileWatcher.joined(source.path, name)
             var readPath = path
