@@ -262,9 +262,9 @@ struct SourceContents: Sendable {
         let toRead: [String]
         if let wanted {
             // Looked up by name: a directory of 100,000 other files is not listed at each reading.
-            guard access(source.path, X_OK) == 0 else {
+            guard access(source.path, R_OK | X_OK) == 0 else {
                 let reason = String(cString: strerror(errno))
-                unreadable.append((source.path, source.description, "it cannot be entered (\(reason))"))
+                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
                 return
             }
             toRead = wanted.filter { !$0.hasPrefix("..") && !$0.contains("/") }
