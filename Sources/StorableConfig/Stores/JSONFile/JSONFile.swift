@@ -55,9 +55,18 @@ final class JSONFile: @unchecked Sendable {
                 if case .missing = try FileSystem.kind(ofPath: directory) {
                     try FileSystem.createDirectory(atPath: directory, for: path)
                 }
-                watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
-                    [weak self] in self?.changedOnDisk()
+                let path = path
+                let fellBack: @Sendable (String) -> Void = { reason in
+                    StorableConfig.report(
+                        .fileUnusable(
+                            path: path,
+                            reason: "\(reason); changes that other processes make to it are looked for every "
+                                + "\(pollingInterval) s instead, and so are those of every file that this process "
+                                + "watches and the kernel cannot"))
                 }
+                watcher = try FileWatcher(
+                    path: path, pollingInterval: pollingInterval, forcePolling: forcePolling, onFallback: fellBack
+                ) { [weak self] in self?.changedOnDisk() }
             }
         }
     }
