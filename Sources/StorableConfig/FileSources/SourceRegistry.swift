@@ -105,11 +105,7 @@ final class SourceRegistry: Sendable {
                 names = { [weak self] in self?.names(of: source) ?? [] }
             }
             let fellBack: @Sendable (String) -> Void = { reason in
-                StorableConfig.report(
-                    .sourceUnusable(
-                        where: source.description,
-                        reason: "\(reason); it is read again every 0.25 s instead, and so is every file that this "
-                            + "process watches and the kernel cannot"))
+                StorableConfig.report(.watchingByPolling(path: source.path, reason: reason, interval: 0.25))
             }
             do {
                 watcher = try FileWatcher(path: source.path, names: names, onFallback: fellBack) { [weak self] in

@@ -58,11 +58,7 @@ final class JSONFile: @unchecked Sendable {
                 let path = path
                 let fellBack: @Sendable (String) -> Void = { reason in
                     StorableConfig.report(
-                        .fileUnusable(
-                            path: path,
-                            reason: "\(reason); changes that other processes make to it are looked for every "
-                                + "\(pollingInterval) s instead, and so are those of every file that this process "
-                                + "watches and the kernel cannot"))
+                        .watchingByPolling(path: path, reason: reason, interval: pollingInterval))
                 }
                 watcher = try FileWatcher(
                     path: path, pollingInterval: pollingInterval, forcePolling: forcePolling, onFallback: fellBack
