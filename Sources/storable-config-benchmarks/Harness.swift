@@ -13,12 +13,14 @@ struct Row {
     var ours: Double
     var baselineName: String
     var baseline: Double
-    /// At most `target` × baseline; `nil` for a figure given for information.
+    /// At most `target` × baseline, or at most a figure in `unit`; `nil` for a figure given for information.
     var target: Target?
     var unit = "ns/op"
 
     enum Target {
         case atMost(Double)
+        /// At most this much, in the row's unit, whatever the baseline.
+        case within(Double)
     }
 
     var ratio: Double { baseline > 0 ? ours / baseline : .nan }
@@ -26,6 +28,8 @@ struct Row {
     var verdict: String {
         switch target {
         case .atMost(let limit)?: return ratio <= limit ? "ok (≤ \(format(limit))×)" : "MISSED (≤ \(format(limit))×)"
+        case .within(let limit)?:
+            return ours <= limit ? "ok (≤ \(format(limit)) \(unit))" : "MISSED (≤ \(format(limit)) \(unit))"
         case nil: return ""
         }
     }

@@ -485,7 +485,7 @@ struct HostileFileSourceTests {
             atPath: path + "/SERVER_CONFIG_TAGS", withIntermediateDirectories: false)
         // Bytes that are not UTF-8, and a file over the size limit.
         try Data([0x66, 0x6F, 0xFF, 0xFE]).write(to: directory.file("SERVER_CONFIG_NICKNAME"))
-        try Data(count: SourceContents.largestFile + 1).write(to: directory.file("srv.ServerConfig.host"))
+        try Data(count: SourceContents.readLimit + 1).write(to: directory.file("srv.ServerConfig.host"))
         // Odd Unicode names: matched by no setting, reported by the check, never a crash.
         for name in ["SERVER_CONFIG_PORT\u{301}", "\u{202E}TROP_GIFNOC_REVRES", "🙂"] {
             try "1".write(toFile: path + "/" + name, atomically: true, encoding: .utf8)

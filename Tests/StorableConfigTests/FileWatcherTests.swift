@@ -333,3 +333,92 @@ struct FileWatcherTests {
         #endif
     }
 }
+
+/// The process's one inotify instance (the deployment-faults issue, item 12): a user has 128 by default, shared by
+/// all of the user's processes, so a process never takes more than one, and running out is reported.
+@Suite(.serialized) struct SharedInotifyTests {
+    /// The inotify instances this process holds.
+    static func inotifyInstances() -> Int {
+        let folder = "/proc/self/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name)) == "anon_inode:inotify"
+        }.count
+    }
+
+    static let limitFile = "/proc/sys/fs/inotify/max_user_instances"
+
+    /// Whether this process may lower the user's inotify instances for a moment (root, with /proc/sys writable).
+    static let canLowerTheLimit = getuid() == 0 && access(limitFile, W_OK) == 0
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "needs Linux's inotify"))
+    func everyWatcherOfTheProcessSharesOneInotifyInstance() throws {
+        let directory = TemporaryDirectory()
+        let calls = FileWatcherTests.Calls()
+        var watchers: [FileWatcher] = []
+        for index in 0..<20 {
+            let folder = directory.file("d\(index)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            watchers.append(try FileWatcherTests.watch(folder, polling: false, calls))
+        }
+        defer { for watcher in watchers { watcher.stop() } }
+        #expect(Self.inotifyInstances() == 1)
+        // Each still sees its own directory's changes.
+        for index in [0, 19] {
+            #expect(
+                try calls.follow {
+                    try Data("x".utf8).write(to: directory.file("d\(index)").appendingPathComponent("f"))
+                })
+        }
+    }
+
+    /// With no inotify instance left to the user (the limit lowered to 0 for a moment, in a child process), sources
+    /// and stores are polled, and that is reported once, in plain words, naming the limit; changes are still seen.
+    @Test(.enabled(if: canLowerTheLimit, "needs root and a writable /proc/sys/fs/inotify"))
+    func runningOutOfInotifyInstancesIsReportedOnceAndChangesAreStillSeen() async throws {
+        let original = try String(contentsOfFile: Self.limitFile, encoding: .utf8)
+        // The child restores it as soon as its watchers are made; this is in case it dies before.
+        defer { try? original.write(toFile: Self.limitFile, atomically: false, encoding: .utf8) }
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            StorableConfig.errorHandler = { error in
+                FileHandle.standardError.write(Data("reported: \(error)\n".utf8))
+            }
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("inotify-\(getpid())")
+            let first = base.appendingPathComponent("first").path
+            let second = base.appendingPathComponent("second").path
+            let store = base.appendingPathComponent("settings.json")
+            ExitTestChild.attempt(5, "creating \(base.path)") {
+                for path in [first, second] {
+                    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                    try "1".write(toFile: path + "/SERVER_CONFIG_PORT", atomically: true, encoding: .utf8)
+                }
+            }
+            defer { try? FileManager.default.removeItem(at: base) }
+            let limitFile = "/proc/sys/fs/inotify/max_user_instances"
+            let original = ExitTestChild.attempt(6, "reading \(limitFile)") {
+                try String(contentsOfFile: limitFile, encoding: .utf8)
+            }
+            ExitTestChild.attempt(7, "lowering \(limitFile)") {
+                try "0".write(toFile: limitFile, atomically: false, encoding: .utf8)
+            }
+            let config = ServerConfig(
+                store: InMemoryStore(), sources: ConfigSources(belowStore: [.directory(first), .directory(second)]))
+            let file = ExitTestChild.attempt(8, "opening \(store.path)") { try JSONFileStore(url: store) }
+            ExitTestChild.attempt(9, "watching \(store.path)") { try file.startWatching() }
+            ExitTestChild.attempt(10, "restoring \(limitFile)") {
+                try original.write(toFile: limitFile, atomically: false, encoding: .utf8)
+            }
+            guard config.port == 1 else { ExitTestChild.fail(11, "the source was not read") }
+            try? "2".write(toFile: first + "/SERVER_CONFIG_PORT", atomically: true, encoding: .utf8)
+            let deadline = Date().addingTimeInterval(20)
+            while config.port != 2 {
+                guard Date() < deadline else { ExitTestChild.fail(12, "the change was not seen by polling") }
+                usleep(10_000)
+            }
+            exit(0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.components(separatedBy: "fs.inotify.max_user_instances").count == 2, "\(message)")
+        #expect(message.contains("every 0.25 s"), "\(message)")
+    }
+}

@@ -53,6 +53,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     case newerSchemaVersion(config: String, stored: Int, known: Int)
     /// A store's file could not be used.
     case fileUnusable(path: String, reason: String)
+    /// The kernel cannot watch `path` (a file source, or a store's file) for `reason`: it is read again every
+    /// `interval` seconds instead, as is every other file that the process watches and the kernel cannot. Reported
+    /// once per process.
+    case watchingByPolling(path: String, reason: String, interval: Double)
     /// `UserDefaults` cannot open the suite named `suiteName`, for `reason`: ``UserDefaultsStore/init(suiteName:saving:)``
     /// returned `nil`.
     case suiteUnavailable(suiteName: String, reason: String)
@@ -149,6 +153,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
                 + "program knows; they are read as well as possible, and neither migrated back nor rewritten."
         case .fileUnusable(let path, let reason):
             "The settings file \(path) cannot be used: \(Self.clause(reason))."
+        case .watchingByPolling(let path, let reason, let interval):
+            "The kernel cannot watch \(path) for changes (\(Self.clause(reason))); it is read again every "
+                + "\(interval) s instead, as is every file that this process watches and the kernel cannot."
         case .suiteUnavailable(let suiteName, let reason):
             "The UserDefaults suite '\(suiteName)' cannot be opened (\(Self.clause(reason))); no store was made for it."
         case .corruptFileQuarantined(let path, let movedTo, let reason):

@@ -25,21 +25,63 @@ struct SourceContents: Sendable {
     var fingerprint: [String: Data] = [:]
     /// Whether the file or directory was there.
     var exists = false
+    /// For a directory, its path: its names are listed when they are asked for (``listedNames``), not when it is
+    /// read.
+    private var directory: String?
     /// What is there but could not be read (the source itself, or a file of a directory): its path, the place
-    /// to name, and why. Turned into problems by `read(_:keepingFrom:)`, which keeps the values it gave before.
+    /// to name, and why. Turned into problems by `read(_:names:keepingFrom:)`, which keeps the values it gave
+    /// before.
     private var unreadable: [(path: String, place: String, reason: String)] = []
+    /// The bytes read so far from the source's files.
+    private var bytesRead = 0
+    /// Whether what the source leads to went away while it was read (the kubelet's swap of `..data` removes the
+    /// directory it led to): the reading starts again.
+    private var vanished = false
 
-    /// The largest file read: a value is a line or a small document, and a source is not a place for a disk image.
-    static let largestFile = 16 * 1024 * 1024
+    /// The most bytes read from one source, all its files together: a value is a line or a small document, and
+    /// a source is not a place for a disk image. A file that would take a source past it is not read (reported,
+    /// naming the file and the limit); the values it gave before are kept, and so is every file read before it.
+    static let readLimit = 16 * 1024 * 1024
+
+    /// How many times a reading starts again when what it reads is swapped away under it, before it keeps the
+    /// values read before.
+    private static let attempts = 50
+
+    /// The names the source gives, read or not: for a directory every name in it now but the kubelet's entries
+    /// (`..data`, `..2026_…`) and subdirectories, listed at each call (what ``StorableConfig/checkOverrides(of:)``
+    /// checks for typos); for a `.env` or JSON file the names of its values.
+    var listedNames: [String] {
+        guard let directory else { return Array(entries.keys) }
+        var reason = ""
+        return (Self.names(inDirectory: directory, reason: &reason) ?? Array(entries.keys)).filter {
+            !$0.hasPrefix("..")
+        }
+    }
 
     /// Reads `source` now. Never throws: what cannot be read is a problem in the result.
     ///
+    /// In a directory, only the files named in `names` are read (`nil`: every file); the others are listed.
+    /// Files that are links through the kubelet's `..data` are read through the one directory that `..data`
+    /// led to when the reading began, so that they are of one generation; when that directory is removed while
+    /// they are read (the kubelet swapped the volume), the reading starts again.
+    ///
     /// A file that is there but cannot be read (its permissions, its directory's, an I/O error, a FIFO or a
-    /// directory in its place) keeps the values it gave in `old`, the source's last reading, until it can be read
-    /// again, and the problem says so: a live source that gave a value keeps it, as it keeps its last valid value
-    /// when it gives an invalid one. A file that is gone, or whose content cannot be used, gives nothing.
-    static func read(_ source: ConfigSource, keepingFrom old: SourceContents? = nil) -> SourceContents {
-        var contents = readNow(source)
+    /// directory in its place, past ``readLimit``) keeps the values it gave in `old`, the source's last reading,
+    /// until it can be read again, and the problem says so: a live source that gave a value keeps it, as it keeps
+    /// its last valid value when it gives an invalid one. A file that is gone, or whose content cannot be used,
+    /// gives nothing.
+    static func read(
+        _ source: ConfigSource, names: Set<String>? = nil, keepingFrom old: SourceContents? = nil
+    ) -> SourceContents {
+        var contents = readNow(source, names: names, attempt: 0)
+        for attempt in 1..<attempts where contents.vanished {
+            contents = readNow(source, names: names, attempt: attempt)
+        }
+        if contents.vanished {
+            contents = SourceContents()
+            contents.unreadable.append(
+                (source.path, source.description, "it was replaced while it was read, \(attempts) times in a row"))
+        }
         for failure in contents.unreadable {
             let kept = old.map { contents.keep(valuesFrom: failure.path, of: $0) } ?? false
             contents.problems.append(
@@ -74,12 +116,19 @@ struct SourceContents: Sendable {
         return kept
     }
 
-    private static func readNow(_ source: ConfigSource) -> SourceContents {
+    private static func readNow(_ source: ConfigSource, names: Set<String>?, attempt: Int) -> SourceContents {
         var contents = SourceContents()
         var info = stat()
         guard stat(source.path, &info) == 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
+            // A link whose end is gone may be between two steps of a swap (`config.json -> ..data/config.json`, its
+            // `..data` found the moment before its directory was deleted): looked at again, a few times.
+            var link = stat()
+            if code == ENOENT, attempt < 3, lstat(source.path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                contents.vanished = true
+                return contents
+            }
             if code == ENOENT || code == ENOTDIR {
                 if !source.isOptional {
                     contents.problems.append(
@@ -99,27 +148,35 @@ struct SourceContents: Sendable {
                 contents.problems.append(.sourceUnusable(where: source.description, reason: "it is not a directory"))
                 return contents
             }
-            contents.readDirectory(source)
+            contents.readDirectory(source, names: names)
         case .dotEnv:
-            guard let data = contents.readFile(source.path, source: source) else { return contents }
+            guard let data = contents.readFile(source.path, source: source, wasThere: true) else { return contents }
             contents.readDotEnv(data, source: source)
         case .json:
-            guard let data = contents.readFile(source.path, source: source) else { return contents }
+            guard let data = contents.readFile(source.path, source: source, wasThere: true) else { return contents }
             contents.readJSON(data, source: source)
         }
         return contents
     }
 
-    /// The bytes of the file at `path`, or `nil` with a problem. Opened without blocking and checked on the open
-    /// descriptor, so that a FIFO or a device put where a file was expected never holds the reading thread.
-    private mutating func readFile(_ path: String, source: ConfigSource) -> Data? {
+    /// The bytes of the file at `path` (read at `readPath`, its place in the generation being read), or `nil`
+    /// with a problem. Opened without blocking and checked on the open descriptor, so that a FIFO or a device put
+    /// where a file was expected never holds the reading thread. A file gone that `wasThere` (found a moment
+    /// before) went away in a swap: the reading starts again.
+    private mutating func readFile(
+        _ path: String, at readPath: String? = nil, source: ConfigSource, wasThere: Bool = false
+    ) -> Data? {
         let place = path == source.path ? source.description : "file \(path)"
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = open(readPath ?? path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
             if code == ENOENT {
-                problems.append(.sourceUnusable(where: place, reason: reason))
+                if wasThere {
+                    vanished = true
+                } else {
+                    problems.append(.sourceUnusable(where: place, reason: reason))
+                }
             } else {
                 unreadable.append((path, place, "it cannot be read (\(reason))"))
             }
@@ -131,29 +188,39 @@ struct SourceContents: Sendable {
             unreadable.append((path, place, "it is not a regular file"))
             return nil
         }
-        guard info.st_size <= Self.largestFile else {
-            problems.append(
-                .sourceUnusable(where: place, reason: "it holds \(info.st_size) bytes, more than \(Self.largestFile)"))
+        let limit = Self.readLimit - bytesRead
+        func pastTheLimit(_ size: String) {
+            let before = bytesRead == 0 ? "" : ", and with the \(bytesRead) bytes read before it from this source,"
+            unreadable.append(
+                (
+                    path, place,
+                    "it holds \(size) bytes\(before) more than the \(Self.readLimit) bytes (16 MiB) read at most from "
+                        + "one source"
+                ))
+        }
+        guard info.st_size <= limit else {
+            pastTheLimit("\(info.st_size)")
             return nil
         }
         // Not read past the limit: a file that grew since `fstat` is refused, not read whole.
         let data: Data
         do {
-            data = try FileSystem.readToEnd(of: descriptor, path: path, limit: Self.largestFile)
+            data = try FileSystem.readToEnd(of: descriptor, path: path, limit: limit)
         } catch {
             unreadable.append((path, place, "it cannot be read (\(error))"))
             return nil
         }
-        guard data.count <= Self.largestFile else {
-            problems.append(.sourceUnusable(where: place, reason: "it holds more than \(Self.largestFile) bytes"))
+        guard data.count <= limit else {
+            pastTheLimit("more than \(limit)")
             return nil
         }
+        bytesRead += data.count
         fingerprint[path] = data
         return data
     }
 
-    /// The names in the directory at `path`, but `.` and `..`; `nil` when it cannot be listed, with the system's
-    /// reason in `reason` (FileManager's error prints as `NSCocoaErrorDomain Code=257 … UserInfo={…}`).
+    /// The names in the directory at `path` but `.`, `..` and subdirectories; `nil` when it cannot be listed,
+    /// with the system's reason in `reason` (FileManager's error prints as `NSCocoaErrorDomain Code=257 …`).
     private static func names(inDirectory path: String, reason: inout String) -> [String]? {
         guard let stream = opendir(path) else {
             reason = String(cString: strerror(errno))
@@ -162,6 +229,8 @@ struct SourceContents: Sendable {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
+            // Told by the listing itself, without a `stat` per entry.
+            if entry.pointee.d_type == UInt8(DT_DIR) { continue }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             }
@@ -170,29 +239,77 @@ struct SourceContents: Sendable {
         return names
     }
 
-    /// One file per value, named by the value's name; the kubelet's own entries (`..data`, `..2026_…`) skipped,
-    /// and so are directories.
-    private mutating func readDirectory(_ source: ConfigSource) {
-        var reason = ""
-        guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
-            unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-            return
+    /// What the link at `path` holds, or `nil` if it is not a link.
+    private static func linkText(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// One file per value, named by the value's name; only the files named in `wanted` are read (`nil`: all),
+    /// the kubelet's own entries (`..data`, `..2026_…`) and directories skipped.
+    ///
+    /// The kubelet's files are links `name -> ..data/name`, and `..data` a link to the generation's directory,
+    /// swapped by a rename: `..data` is read once, and each such file is read in the directory it led to, so that
+    /// every value is of one generation. A file absent from that directory is not in that generation, unless
+    /// `..data` leads elsewhere by then: a swap is removing it, and the reading starts again (`vanished`).
+    private mutating func readDirectory(_ source: ConfigSource, names wanted: Set<String>?) {
+        let dataLink = FileWatcher.joined(source.path, "..data")
+        let target = Self.linkText(dataLink)
+        let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
+        directory = source.path
+        let toRead: [String]
+        if let wanted {
+            // Looked up by name: a directory of 100,000 other files is not listed at each reading.
+            guard access(source.path, R_OK | X_OK) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
+                return
+            }
+            toRead = wanted.filter { !$0.hasPrefix("..") && !$0.contains("/") }
+        } else {
+            var reason = ""
+            guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
+                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
+                return
+            }
+            toRead = names.filter { !$0.hasPrefix("..") }
         }
-        for name in names.sorted() where !name.hasPrefix("..") {
-            let path = source.path.hasSuffix("/") ? source.path + name : source.path + "/" + name
+        for name in toRead.sorted() {
+            let path = FileWatcher.joined(source.path, name)
+            var readPath = path
+            if let generation, let link = Self.linkText(path), link.hasPrefix("..data/") {
+                readPath = FileWatcher.joined(generation, String(link.dropFirst("..data/".count)))
+            }
+            /// Whether the generation being read was swapped away (`..data` leads elsewhere now: the kubelet removes
+            /// the old directory file by file, so a file missing there says nothing until `..data` is looked at).
+            func generationIsGone() -> Bool {
+                readPath != path && Self.linkText(dataLink) != target
+            }
             var info = stat()
-            guard stat(path, &info) == 0 else {
+            guard stat(readPath, &info) == 0 else {
                 // A directory that may be listed but not entered: the file is there, and cannot be read.
                 let code = errno
                 if code == EACCES || code == EPERM || code == EIO {
                     unreadable.append((path, "file \(path)", "it cannot be read (\(String(cString: strerror(code))))"))
+                } else if generationIsGone() {
+                    vanished = true
+                    return
                 }
-                // Else a dangling link (the kubelet between two steps of a swap) or a loop: no value.
+                // Else a dangling link (a name not in this generation, or the kubelet between two steps of a swap)
+                // or a loop: no value.
                 continue
             }
             // A subdirectory holds no value.
             guard info.st_mode & S_IFMT == S_IFREG else { continue }
-            guard let data = readFile(path, source: source) else { continue }
+            guard let data = readFile(path, at: readPath, source: source) else {
+                if generationIsGone() {
+                    vanished = true
+                    return
+                }
+                continue
+            }
             guard var text = String(data: data, encoding: .utf8) else {
                 problems.append(.sourceUnusable(where: "file \(path)", reason: "it is not UTF-8 text"))
                 continue

@@ -18,6 +18,12 @@ final class SourceRegistry: Sendable {
         /// By the config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var watcher: FileWatcher?
+        /// For a directory, the names its configs' settings can take (their keys and environment variables):
+        /// only these files are read, and only events for them (and the kubelet's) read it again. Grows as
+        /// configs of other classes subscribe.
+        var names: Set<String> = []
+        /// The names `contents` were read with (`names` may have grown since, its reading not installed yet).
+        var readWith: Set<String> = []
         /// The descriptions of the problems reported for these contents: each is reported once.
         var reported: Set<String> = []
     }
@@ -39,22 +45,42 @@ final class SourceRegistry: Sendable {
         let generation: UInt64
     }
 
-    /// Subscribes `config` to `sources`, reading and watching those that no config read yet, and returns their
-    /// contents. Their problems are reported (once per contents).
+    /// Subscribes `config` to `sources`, reading and watching those that no config read yet (and again those
+    /// whose files it names were not read yet), and returns their contents. Their problems are reported (once per
+    /// contents).
     func subscribe(_ config: StorableConfig, to sources: [ConfigSource]) -> Snapshot {
         let sources = Array(Set(sources))
+        let names = Set(config.schema.keys).union(config.layerVariableNames)
         var made: [ConfigSource: Entry] = [:]
         var watchersNeeded: [ConfigSource] = []
         var snapshot: Snapshot?
         while snapshot == nil {
+            // A directory that configs of another class read: the files this one names are read too, before its
+            // settings take their values.
+            let widened = state.withLock { state -> [ConfigSource] in
+                sources.filter { source in
+                    guard source.format == .directory, let entry = state.entries[source],
+                        !names.isSubset(of: entry.readWith)
+                    else { return false }
+                    state.entries[source]?.names.formUnion(names)
+                    return true
+                }
+            }
+            for source in widened { _ = refresh(source, tellingSubscribers: true) }
             let missing = state.withLock { state in sources.filter { state.entries[$0] == nil && made[$0] == nil } }
             for source in missing {
-                made[source] = Entry(contents: SourceContents.read(source))
+                let wanted = source.format == .directory ? names : nil
+                made[source] = Entry(
+                    contents: SourceContents.read(source, names: wanted), names: wanted ?? [], readWith: wanted ?? [])
             }
             snapshot = state.withLock { state -> Snapshot? in
-                // A source whose last config went away since it was looked up is read again: subscribe to all
-                // or to none.
-                guard sources.allSatisfy({ state.entries[$0] != nil || made[$0] != nil }) else { return nil }
+                // A source whose last config went away since it was looked up is read again, and one that another
+                // config read meanwhile without this one's names is read with them: subscribe to all or to none.
+                let ready = sources.allSatisfy { source in
+                    guard let entry = state.entries[source] else { return made[source] != nil }
+                    return source.format != .directory || names.isSubset(of: entry.readWith)
+                }
+                guard ready else { return nil }
                 for source in sources {
                     if state.entries[source] == nil, let entry = made[source] {
                         state.entries[source] = entry
@@ -66,12 +92,25 @@ final class SourceRegistry: Sendable {
                     contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
                     generation: state.generation)
             }
+            if snapshot == nil {
+                // Those not installed are read again, with the names they lacked.
+                made = made.filter { source, _ in state.withLock { $0.entries[source] == nil } }
+            }
         }
         var unused: [FileWatcher] = []
         for source in watchersNeeded {
             let watcher: FileWatcher
+            var names: (@Sendable () -> Set<String>)?
+            if source.format == .directory {
+                names = { [weak self] in self?.names(of: source) ?? [] }
+            }
+            let fellBack: @Sendable (String) -> Void = { reason in
+                StorableConfig.report(.watchingByPolling(path: source.path, reason: reason, interval: 0.25))
+            }
             do {
-                watcher = try FileWatcher(path: source.path) { [weak self] in self?.refresh(source) }
+                watcher = try FileWatcher(path: source.path, names: names, onFallback: fellBack) { [weak self] in
+                    self?.refresh(source)
+                }
             } catch {
                 reportOnce(
                     .sourceUnusable(
@@ -97,6 +136,11 @@ final class SourceRegistry: Sendable {
             for problem in list { reportOnce(problem, for: source) }
         }
         return snapshot!
+    }
+
+    /// The names of the files read in the directory `source`.
+    private func names(of source: ConfigSource) -> Set<String> {
+        state.withLock { $0.entries[source]?.names ?? [] }
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
@@ -155,19 +199,23 @@ final class SourceRegistry: Sendable {
     /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
     private func refresh(_ source: ConfigSource, tellingSubscribers: Bool) -> [StorableConfig] {
         readings.lock()
-        guard let last = state.withLock({ $0.entries[source]?.contents }) else {
+        guard let (last, names) = state.withLock({ state in state.entries[source].map { ($0.contents, $0.names) } })
+        else {
             readings.unlock()
             return []
         }
-        let contents = SourceContents.read(source, keepingFrom: last)
+        let contents = SourceContents.read(
+            source, names: source.format == .directory ? names : nil, keepingFrom: last)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
             guard var entry = state.entries[source] else { return (false, []) }
             let old = entry.contents
             let changed =
                 old.fingerprint != contents.fingerprint || old.exists != contents.exists
                 || old.problems.map(\.description) != contents.problems.map(\.description)
+            // Installed even when nothing changed: the listing of names may differ, and the check of names reads it.
+            entry.contents = contents
+            entry.readWith = names
             if changed {
-                entry.contents = contents
                 // A problem is reported once per content of its file: those that name a file that changed (or
                 // any, when the source appeared or went away) may be reported again.
                 if old.exists != contents.exists {
@@ -178,9 +226,9 @@ final class SourceRegistry: Sendable {
                     }
                     entry.reported = entry.reported.filter { reported in !paths.contains { reported.contains($0) } }
                 }
-                state.entries[source] = entry
                 state.generation += 1
             }
+            state.entries[source] = entry
             return (changed, entry.subscribers.values.compactMap(\.config))
         }
         readings.unlock()

@@ -220,7 +220,7 @@ extension StorableConfig {
                 case .directory: variables.union(keys)
                 case .json: keys
                 }
-            var unknown = contents.entries.keys.filter { !known.contains($0) }
+            var unknown = contents.listedNames.filter { !known.contains($0) }
             unknown += contents.documentEntries.keys.filter { !documentNames.contains($0) }
             for name in unknown.sorted() {
                 problems.append(.unknownSourceName(origin: source.description, name: name))

@@ -42,12 +42,13 @@
         /// opens the sources anew (a rename may have changed the way) and compares snapshots at once; polling
         /// every `interval` stays, because a directory's source does not report a file in it written in place.
         static func watchWithDispatchSources(
-            path: String, interval: Double, stop: Int32, ready: () -> Void, onChange: () -> Void
+            path: String, interval: Double, filter: NameFilter, stop: Int32, ready: () -> Void,
+            onChange: () -> Void
         ) -> Bool {
             guard let wakePipe = WakePipe() else { return false }
             let queue = DispatchQueue(label: "StorableConfig.FileWatcher")
-            var sources = openSources(for: path, queue: queue, pipe: wakePipe)
-            var last = Snapshot(of: path)
+            var sources = openSources(for: path, filter: filter, queue: queue, pipe: wakePipe)
+            var last = Snapshot(of: path, filter: filter)
             ready()
             while true {
                 let (stopped, woken) = waitForStop(
@@ -56,9 +57,9 @@
                 if woken {
                     wakePipe.drain()
                     for source in sources { source.cancel() }
-                    sources = openSources(for: path, queue: queue, pipe: wakePipe)
+                    sources = openSources(for: path, filter: filter, queue: queue, pipe: wakePipe)
                 }
-                let current = Snapshot(of: path)
+                let current = Snapshot(of: path, filter: filter)
                 if current != last {
                     last = current
                     onChange()
@@ -71,9 +72,9 @@
         /// A started source for each directory to watch and for the end of the path (a file written in place
         /// reports `.write` or `.extend` on itself only). What cannot be opened is left to polling.
         private static func openSources(
-            for path: String, queue: DispatchQueue, pipe: WakePipe
+            for path: String, filter: NameFilter, queue: DispatchQueue, pipe: WakePipe
         ) -> [any DispatchSourceFileSystemObject] {
-            var paths = Array(directoriesToWatch(for: path).directories.keys)
+            var paths = Array(directoriesToWatch(for: path, filter: filter).directories.keys)
             paths.append(path)
             var sources: [any DispatchSourceFileSystemObject] = []
             for watched in paths {

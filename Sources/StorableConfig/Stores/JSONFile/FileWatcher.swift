@@ -8,21 +8,24 @@ import Foundation
     import Musl
 #endif
 
-/// Calls `onChange` soon after what a path leads to changes, on a thread of its own: for a file, when it is
-/// written in place, replaced (renamed over), removed or created; for a directory, when an entry in it is added,
-/// written in place, replaced or removed. Calls may be spurious or coalesced: the caller compares contents.
+/// Calls `onChange` soon after what a path leads to changes: for a file, when it is written in place, replaced
+/// (renamed over), removed or created; for a directory, when an entry in it is added, written in place, replaced
+/// or removed (only the entries `names` gives, and the kubelet's `..` entries, when it is given). Calls may be
+/// spurious or coalesced: the caller compares contents.
 ///
 /// Where the path leads through symbolic links, every link on the way is watched too (see
 /// ``FileSystem/entriesOnTheWay(to:)``), so a link re-pointed (a dotfile manager's `ln -sf`, the kubelet's
 /// rename of `..data` in a ConfigMap or Secret volume) is a change; so are the links inside a watched
 /// directory. A path that does not exist yet is watched from its nearest existing directory.
 ///
-/// On Linux it asks the kernel (inotify, see `FileWatcher+Inotify.swift`), so a change is seen within
-/// milliseconds. On Apple platforms, kernel events on the same directories wake it at once, and it polls as
-/// well for what they do not report (`FileWatcher+Dispatch.swift`). Elsewhere, with `forcePolling`, and where
-/// the kernel's watching cannot be had, it compares a ``Snapshot`` of the path every `pollingInterval`.
+/// On Linux it asks the kernel through the process's one inotify instance (`FileWatcher+Inotify.swift`), shared
+/// by every watcher, whose thread calls `onChange`; a change is seen within milliseconds. On Apple platforms,
+/// kernel events on the same directories wake a thread of its own at once, and it polls as well for what they do
+/// not report (`FileWatcher+Dispatch.swift`). Elsewhere, with `forcePolling`, and where the kernel's watching
+/// cannot be had (the user's inotify instances or watches are used up), its own thread compares a ``Snapshot`` of
+/// the path every `pollingInterval`; the first such fallback in the process is told to `onFallback`.
 final class FileWatcher: Sendable {
-    /// What the watcher and its thread share; the pipe is closed when both are done with it.
+    /// What a watcher on a thread of its own and its thread share; the pipe is closed when both are done with it.
     private final class Shared: @unchecked Sendable {
         let stopRead: Int32
         let stopWrite: Int32
@@ -41,35 +44,104 @@ final class FileWatcher: Sendable {
         }
     }
 
-    private let shared: Shared
+    /// How the watching is done now.
+    private enum Backing {
+        /// Being started.
+        case starting
+        /// By the process's inotify instance, under this registration.
+        case kernel(Int)
+        /// By a thread of its own.
+        case thread(Shared)
+        case stopped
+    }
+
+    private let backing: Locked<Backing>
+
+    /// Whether the process has fallen back to polling once already (it is said once per process).
+    private static let fellBack = Locked(false)
 
     /// Starts watching `path`, a file or a directory, which need not exist. When this returns, the watching has
     /// begun: a change made after it is seen.
-    /// - Throws: `FileSystem.Failure` if the pipe that stops the watching cannot be made.
+    /// - Parameters:
+    ///   - names: For a directory at the end of the path, the names in it that matter (besides the kubelet's
+    ///     `..` entries), asked again at each event; `nil`: every name.
+    ///   - onFallback: Told once per process, in plain words, when the kernel's watching cannot be had and the
+    ///     watcher polls instead.
+    /// - Throws: `FileSystem.Failure` if the pipe that stops a watching thread cannot be made.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
+        names: (@Sendable () -> Set<String>)? = nil, onFallback: @escaping @Sendable (String) -> Void = { _ in },
         onChange: @escaping @Sendable () -> Void
     ) throws {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw FileSystem.Failure(path: path, operation: "pipe", errno: errno) }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
-        self.shared = shared
-        let started = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            shared.thread = pthread_self()
-            Self.run(
-                path: path, interval: pollingInterval, forcePolling: forcePolling, stop: shared.stopRead,
-                started: started, onChange: onChange)
-            shared.finished.signal()
-        }
-        started.wait()
+        let backing = Locked(Backing.starting)
+        self.backing = backing
+        let filter = NameFilter(names: names)
+        #if canImport(Glibc) || canImport(Musl)
+            if !forcePolling {
+                // When the kernel's watching is lost later (a directory on the way that cannot be watched any
+                // more), a thread of its own polls instead, unless the watcher was stopped meanwhile.
+                let lost: @Sendable (String) -> Void = { reason in
+                    Self.fallBack(reason, onFallback)
+                    let shared = try? Self.startThread(
+                        path: path, interval: pollingInterval, forcePolling: true, filter: filter,
+                        changedBefore: true, onChange: onChange)
+                    let unused = backing.withLock { backing -> Shared? in
+                        guard let shared else { return nil }
+                        switch backing {
+                        case .stopped: return shared
+                        default:
+                            backing = .thread(shared)
+                            return nil
+                        }
+                    }
+                    if let unused { Self.stopThread(unused, waiting: false) }
+                }
+                switch Inotify.add(path: path, filter: filter, onChange: onChange, onLoss: lost) {
+                case .success(let registration):
+                    backing.withLock { backing in
+                        if case .starting = backing { backing = .kernel(registration) }
+                    }
+                    return
+                case .failure(let failure):
+                    Self.fallBack(failure.reason, onFallback)
+                }
+            }
+        #endif
+        let shared = try Self.startThread(
+            path: path, interval: pollingInterval, forcePolling: forcePolling, filter: filter, changedBefore: false,
+            onChange: onChange)
+        backing.withLock { $0 = .thread(shared) }
     }
 
     /// Stops watching. Called from any other thread and `waiting`, it waits until `onChange` can no longer be
-    /// called; called from `onChange` itself, or not `waiting`, it returns at once, and the watching ends when
-    /// the watcher's thread next looks (`onChange` may be called once more meanwhile).
+    /// called; called from `onChange` itself (or from the thread that calls it), or not `waiting`, it returns at
+    /// once, and `onChange` may be called once more meanwhile.
     func stop(waiting: Bool = true) {
+        let previous = backing.withLock { backing -> Backing in
+            defer { backing = .stopped }
+            return backing
+        }
+        switch previous {
+        case .kernel(let registration):
+            #if canImport(Glibc) || canImport(Musl)
+                Inotify.remove(registration, waiting: waiting)
+            #endif
+            _ = registration
+        case .thread(let shared): Self.stopThread(shared, waiting: waiting)
+        case .starting, .stopped: break
+        }
+    }
+
+    /// Tells `onFallback` why the kernel's watching cannot be had, the first time in the process.
+    private static func fallBack(_ reason: String, _ onFallback: @Sendable (String) -> Void) {
+        let first = fellBack.withLock { fellBack -> Bool in
+            defer { fellBack = true }
+            return !fellBack
+        }
+        if first { onFallback(reason) }
+    }
+
+    private static func stopThread(_ shared: Shared, waiting: Bool) {
         var byte: UInt8 = 1
         _ = write(shared.stopWrite, &byte, 1)
         if !waiting { return }
@@ -77,11 +149,33 @@ final class FileWatcher: Sendable {
         shared.finished.wait()
     }
 
-    /// The watcher's thread: the kernel's watching where it can be had, else polling. `started` is signalled
-    /// once the watching has begun (by the kernel or by a first snapshot), so that `init` returns only then.
+    /// Starts a thread of its own that watches `path` (kernel events on Apple platforms, else polling) until
+    /// stopped, and returns once the watching has begun.
+    private static func startThread(
+        path: String, interval: Double, forcePolling: Bool, filter: NameFilter, changedBefore: Bool,
+        onChange: @escaping @Sendable () -> Void
+    ) throws -> Shared {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw FileSystem.Failure(path: path, operation: "pipe", errno: errno) }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
+        let started = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            shared.thread = pthread_self()
+            Self.run(
+                path: path, interval: interval, forcePolling: forcePolling, filter: filter, stop: shared.stopRead,
+                started: started, changedBefore: changedBefore, onChange: onChange)
+            shared.finished.signal()
+        }
+        started.wait()
+        return shared
+    }
+
+    /// A watching thread: kernel events where they can be had on Apple platforms, else polling. `started` is
+    /// signalled once the watching has begun, so that `init` returns only then.
     private static func run(
-        path: String, interval: Double, forcePolling: Bool, stop: Int32, started: DispatchSemaphore,
-        onChange: @Sendable () -> Void
+        path: String, interval: Double, forcePolling: Bool, filter: NameFilter, stop: Int32,
+        started: DispatchSemaphore, changedBefore: Bool, onChange: @Sendable () -> Void
     ) {
         var announced = false
         func ready() {
@@ -90,20 +184,19 @@ final class FileWatcher: Sendable {
             started.signal()
         }
         defer { ready() }
-        if !forcePolling {
-            #if canImport(Glibc) || canImport(Musl)
-                if watchWithInotify(path: path, stop: stop, ready: ready, onChange: onChange) { return }
-            #elseif canImport(Darwin)
+        #if canImport(Darwin)
+            if !forcePolling {
                 if watchWithDispatchSources(
-                    path: path, interval: interval, stop: stop, ready: ready, onChange: onChange)
+                    path: path, interval: interval, filter: filter, stop: stop, ready: ready, onChange: onChange)
                 {
                     return
                 }
-            #endif
-        }
+            }
+        #endif
         // A change between the kernel's last report and the first snapshot would be missed: report one.
         watchByPolling(
-            path: path, interval: interval, stop: stop, ready: ready, changedBefore: announced, onChange: onChange)
+            path: path, interval: interval, filter: filter, stop: stop, ready: ready,
+            changedBefore: changedBefore || announced, onChange: onChange)
     }
 
     /// Waits up to `milliseconds` (-1: for ever) for the stop signal or for `other` to be readable.
@@ -118,14 +211,14 @@ final class FileWatcher: Sendable {
     }
 
     private static func watchByPolling(
-        path: String, interval: Double, stop: Int32, ready: () -> Void, changedBefore: Bool,
+        path: String, interval: Double, filter: NameFilter, stop: Int32, ready: () -> Void, changedBefore: Bool,
         onChange: () -> Void
     ) {
-        var last = Snapshot(of: path)
+        var last = Snapshot(of: path, filter: filter)
         ready()
         if changedBefore { onChange() }
         while !waitForStop(stop, orReadable: nil, milliseconds: Int32(interval * 1000)).stop {
-            let current = Snapshot(of: path)
+            let current = Snapshot(of: path, filter: filter)
             if current != last {
                 last = current
                 onChange()
@@ -133,14 +226,32 @@ final class FileWatcher: Sendable {
         }
     }
 
+    /// Which names in a directory at the end of the watched path matter: every name, or those a caller gives
+    /// (asked again each time, as they can grow) and the kubelet's `..` entries.
+    struct NameFilter: Sendable {
+        let names: (@Sendable () -> Set<String>)?
+
+        /// The names to look at one by one, `..data` included, or `nil` for every name in the directory.
+        func namesToLookAt() -> Set<String>? {
+            names.map { $0().union(["..data"]) }
+        }
+
+        /// Whether an event for `name` matters, given what `names` gave (`nil`: every name matters).
+        static func matters(_ name: String, given names: Set<String>?) -> Bool {
+            guard let names else { return true }
+            return name.hasPrefix("..") || names.contains(name)
+        }
+    }
+
     /// What polling compares: the identity stamp of what the path leads to and, for a directory, of every
-    /// entry in it (following links, so that a ConfigMap's swapped `..data` changes every entry's stamp).
+    /// entry in it that matters (following links, so that a ConfigMap's swapped `..data` changes every entry's
+    /// stamp).
     enum Snapshot: Equatable {
         case missing
         case entry(FileSystem.Stamp)
         case directory(FileSystem.Stamp, entries: [String: FileSystem.Stamp])
 
-        init(of path: String) {
+        init(of path: String, filter: NameFilter = NameFilter(names: nil)) {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 self = .missing
@@ -151,7 +262,11 @@ final class FileWatcher: Sendable {
                 return
             }
             var entries: [String: FileSystem.Stamp] = [:]
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            // With a filter, only the names that matter are looked at: the directory is not listed.
+            let names =
+                filter.namesToLookAt().map(Array.init)
+                ?? (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            for name in names {
                 var entry = stat()
                 // A dangling link has no end to stamp: the link's own stamp stands for it.
                 let entryPath = FileWatcher.joined(path, name)
@@ -167,17 +282,24 @@ final class FileWatcher: Sendable {
     struct WatchedDirectory {
         var directory: String
         var names: Set<String> = []
-        /// Every name matters: the watched path is this directory.
+        /// The watched path is this directory: every name matters, or those of the watcher's filter.
         var everyName = false
 
-        func matters(_ name: String) -> Bool { everyName || names.contains(name) }
+        /// Whether an event for `name` matters, given what the watcher's filter gave (`nil`: no filter).
+        func matters(_ name: String, filtered: Set<String>?) -> Bool {
+            names.contains(name) || (everyName && NameFilter.matters(name, given: filtered))
+        }
     }
 
     /// The directories whose changes can change what `path` leads to, by path (with no link in it): those of
     /// the entries on the way (for a missing path, the nearest existing directory, for the missing name); for a
-    /// directory at the end, the directory itself, and the entries on the way to where each link in it leads.
+    /// directory at the end, the directory itself, and the entries on the way to where each link in it that
+    /// matters leads (every link when `filter` has no names; else those it names, and `..data`, looked up one by
+    /// one without listing the directory).
     /// - Returns: The directories, and the end when it is a directory (`nil` otherwise).
-    static func directoriesToWatch(for path: String) -> (directories: [String: WatchedDirectory], end: String?) {
+    static func directoriesToWatch(
+        for path: String, filter: NameFilter = NameFilter(names: nil)
+    ) -> (directories: [String: WatchedDirectory], end: String?) {
         var directories: [String: WatchedDirectory] = [:]
         func add(_ entries: [FileSystem.DirectoryEntry]) {
             for (directory, name) in entries {
@@ -191,7 +313,9 @@ final class FileWatcher: Sendable {
         var info = stat()
         guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: end)) ?? [] {
+        let names =
+            filter.namesToLookAt().map(Array.init) ?? (try? FileManager.default.contentsOfDirectory(atPath: end)) ?? []
+        for name in names {
             let entry = joined(end, name)
             if lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)

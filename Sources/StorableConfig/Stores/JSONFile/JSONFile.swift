@@ -55,9 +55,14 @@ final class JSONFile: @unchecked Sendable {
                 if case .missing = try FileSystem.kind(ofPath: directory) {
                     try FileSystem.createDirectory(atPath: directory, for: path)
                 }
-                watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
-                    [weak self] in self?.changedOnDisk()
+                let path = path
+                let fellBack: @Sendable (String) -> Void = { reason in
+                    StorableConfig.report(
+                        .watchingByPolling(path: path, reason: reason, interval: pollingInterval))
                 }
+                watcher = try FileWatcher(
+                    path: path, pollingInterval: pollingInterval, forcePolling: forcePolling, onFallback: fellBack
+                ) { [weak self] in self?.changedOnDisk() }
             }
         }
     }
