@@ -91,9 +91,11 @@ extension Setting {
     /// nothing: the layer above the store keeps being read, as it is after the write; a removal shows what a
     /// file source below the store gives, if one does, else the default.
     func showWhileWriting(_ newValue: Value, isSet: Bool) -> UInt64 {
+        guard let context = binding?.context else { return 0 }
         lock.lock()
-        lastPendingNumber &+= 1
-        let number = lastPendingNumber
+        // Numbered by the config (under its lock, which this is): a setting keeps no counter of its own.
+        context.lastPendingNumber &+= 1
+        let number = context.lastPendingNumber
         if hasLayers, extras?.overridden != nil {
             lock.unlock()
             return number

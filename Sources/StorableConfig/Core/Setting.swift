@@ -30,9 +30,10 @@ import Foundation
 @propertyWrapper
 public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     // Every mutable property below is guarded by `lock`, the lock of the setting's config (`binding`,
-    // `traits` and `removesOnNil` are written once, by `bind`, and `extras` and
-    // `assignmentHasRules` once by the declaration or an override, in the config's initializer, before any
-    // other thread can reach the setting, so writes read them without it). Under it the code
+    // `traits` and `removesOnNil` are written once, by `bind`, and `extras` once by the declaration or an
+    // override, in the config's initializer, before any other thread can reach the setting, so writes read them
+    // without it). The stored properties are laid out so that a plain setting of a word-sized value takes one
+    // 112-byte allocation (Performance.md, "memory per setting"). Under it the code
     // only copies and assigns: it never allocates, takes another lock, or runs code the user wrote (`==`,
     // `encode(to:)`, observers, a value's `deinit`). A value it replaces is released after the unlock.
     /// The lock that guards the setting: its config's, which every setting of the config shares (set by `bind`,
@@ -55,32 +56,23 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     var pendingValue: Value
     /// Which assignment `pendingValue` is, by number (0: none shown), so that only it takes its value away.
     var pendingNumber: UInt64 = 0
-    /// The number of the last assignment that showed a pending value.
-    var lastPendingNumber: UInt64 = 0
-    /// Whether the pending value is stored (not a removal), which ``isSet`` gives while it is shown.
-    var pendingIsSet = false
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     var observation: ObservationState<Value>?
-    /// How many observers `observation` holds, readable without touching its generic type.
-    var observerCount = 0
     /// What the declaration says beyond the default (keys, a check, secrecy) and an override: `nil` for a plain
     /// `@Setting var x = 0` that nothing overrides, which so spends one reference on them (see SettingExtras).
     /// Set in the initializer, or once in the config's initializer by an override, before the config is attached
     /// to its storage's hub or returned, and only read afterwards, so it is read without the lock.
     var extras: SettingExtras<Value>?
-    // The flags last, together, so that they share the object's last word.
+    // The small ones last, together, so that they share the object's last word.
+    /// How many observers `observation` holds, readable without touching its generic type.
+    var observerCount: Int32 = 0
     var hasStoredValue = false
     /// `nil` removes the stored value, rather than storing "no value", when the default is `nil`.
     var removesOnNil = false
     /// Set when the config goes away; no observer can be added after it.
     var observationEnded = false
-    /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once,
-    /// like `extras`, before anyone else can reach the setting.
-    var assignmentHasRules = false
-    /// Whether a layer (an override, a file source) may give the value: every value then takes the way that
-    /// resolves the layers under the lock, in the same critical section as the version (see
-    /// `layeredValueLocked`). Set once, like `extras`.
-    var hasLayers = false
+    /// Whether the pending value is stored (not a removal), which ``isSet`` gives while it is shown.
+    var pendingIsSet = false
 
     /// Creates a setting whose default is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -96,9 +88,16 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
         pendingValue = wrappedValue
         if !declaredKeys.isDerived || rules != nil {
             extras = SettingExtras(declaredKeys: declaredKeys, rules: rules)
+            extras?.assignmentHasRules = rules?.check != nil
         }
-        assignmentHasRules = rules?.check != nil
     }
+
+    /// Whether an assignment has more to do than encode and write: a check, or an override to keep.
+    var assignmentHasRules: Bool { extras?.assignmentHasRules ?? false }
+
+    /// Whether a layer (an override, a file source) may give the value: every value then has the layers resolved
+    /// under the lock, in the same critical section as the version (see `layeredValueLocked`).
+    var hasLayers: Bool { extras?.hasLayers ?? false }
 
     /// The setting's current value.
     public var wrappedValue: Value {

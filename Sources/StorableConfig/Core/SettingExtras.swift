@@ -26,6 +26,11 @@ final class SettingExtras<Value>: @unchecked Sendable {
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
     /// lock.
     var reportedOverriddenAssignment = false
+    /// Whether an assignment has more to do than encode and write: a check, or an override to keep. Set once, in
+    /// the declaration or the config's initializer, before anyone else can reach the setting.
+    var assignmentHasRules = false
+    /// Whether a layer may give the value (see ``Setting/hasLayers``). Set once, like `assignmentHasRules`.
+    var hasLayers = false
 
     init(declaredKeys: DeclaredKeys, rules: SettingRules<Value>?) {
         self.declaredKeys = declaredKeys

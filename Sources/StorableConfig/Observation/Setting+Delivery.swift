@@ -116,7 +116,7 @@ extension Setting {
                 guard state.observersGeneration == generation, !observationEnded else { return false }
                 state.observers = updated
                 state.observersGeneration &+= 1
-                observerCount = updated.count
+                observerCount = Int32(clamping: updated.count)
                 whenSwapped(state)
                 return true
             }

@@ -134,8 +134,8 @@ extension Setting {
         let extras = self.extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
         locked {
             self.extras = extras
-            assignmentHasRules = true
-            hasLayers = true
+            extras.assignmentHasRules = true
+            extras.hasLayers = true
             if hasLayerBelow { removesOnNil = false }
         }
     }
@@ -234,12 +234,12 @@ extension Setting {
             releasedLastGood = extras.lastGood
             extras.lastGood = good
             outcome.changed = aboveChanged || belowChanged
-            if isFirstLoad, newAbove != nil || extras.fallback != nil, !hasLayers {
+            if isFirstLoad, newAbove != nil || extras.fallback != nil, !extras.hasLayers {
                 // Only in the config's initializer, before anyone else can reach the setting (a config whose class
                 // reads file sources prepared every setting already: see `prepareForLayers`).
                 self.extras = extras
-                assignmentHasRules = true
-                hasLayers = true
+                extras.assignmentHasRules = true
+                extras.hasLayers = true
             }
             return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue), true)
         }

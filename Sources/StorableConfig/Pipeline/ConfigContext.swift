@@ -52,6 +52,10 @@ final class ConfigContext: @unchecked Sendable {
     /// first.
     private(set) var changeObserverCount = 0
 
+    /// The number of the last assignment of one of the config's settings that showed its value while written
+    /// (`Setting.showWhileWriting`); guarded by `settingsLock`.
+    var lastPendingNumber: UInt64 = 0
+
     /// Counts the observers again after a change of `observers`, under their lock.
     private func recount(_ observers: ChangeObservers) {
         let count = observers.all.count + observers.willChange.count
