@@ -34,6 +34,7 @@ extension Setting {
     /// bound.) Out of line, to keep `assign` free of its locals.
     @inline(never)
     func assignBeforeBinding(_ newValue: Value) {
+        let lock = self.lock
         lock.lock()
         guard binding == nil else {
             // Bound meanwhile, on this thread: cannot happen in a config's initializer, but stay correct.
@@ -91,6 +92,7 @@ extension Setting {
     /// nothing: the layer above the store keeps being read, as it is after the write; a removal shows what a
     /// file source below the store gives, if one does, else the default.
     func showWhileWriting(_ newValue: Value, isSet: Bool) -> UInt64 {
+        let lock = self.lock
         guard let context = binding?.context else { return 0 }
         lock.lock()
         // Numbered by the config (under its lock, which this is): a setting keeps no counter of its own.
@@ -112,6 +114,7 @@ extension Setting {
 
     /// Stops showing the value of assignment `number`, unless a later assignment shows its own.
     func endShowing(_ number: UInt64) {
+        let lock = self.lock
         lock.lock()
         if pendingNumber == number { pendingNumber = 0 }
         lock.unlock()
@@ -159,6 +162,7 @@ extension Setting {
 
     /// Returns the observation state, making it, outside the lock, on first use.
     func observationState() -> ObservationState<Value> {
+        let lock = self.lock
         lock.lock()
         let existing = observation
         lock.unlock()
@@ -190,6 +194,7 @@ extension Setting {
         _ newValue: Value, isSet: Bool, version newVersion: UInt64?, stored: StoredValue?, fromStore: Bool = true,
         telling: Bool = true, endingShow shownNumber: UInt64 = 0
     ) -> (() -> Void)? {
+        let lock = self.lock
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?

@@ -39,7 +39,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// The lock that guards the setting: its config's, which every setting of the config shares (set by `bind`,
     /// in the config's initializer, before anyone else can reach the setting), and before that one lock shared by
     /// every setting that no config has bound. One lock per config rather than per setting: a config's settings
-    /// can take the values of one change together, and a setting costs no lock of its own.
+    /// can take the values of one change together, and a setting costs no lock of its own. A function that takes
+    /// it reads it once (`let lock = self.lock`): each read of a stored `var` is an exclusivity check and a retain.
     var lock = unboundSettingsLock
     var value: Value
     var declaredDefault: Value
@@ -102,6 +103,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     /// The setting's current value.
     public var wrappedValue: Value {
         get {
+            let lock = self.lock
             lock.lock()
             let current = pendingNumber == 0 ? value : pendingValue
             lock.unlock()
@@ -169,6 +171,7 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
 
     @inline(__always)
     func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let lock = self.lock
         lock.lock()
         defer { lock.unlock() }
         return try body()

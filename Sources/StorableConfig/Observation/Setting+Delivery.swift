@@ -6,6 +6,7 @@ extension Setting {
     /// is queued and delivered by the thread already delivering, so observers see changes in the order they
     /// happened, an observer may read and write settings, and other writers never wait for observers.
     func deliverChanges(_ binding: SettingBinding, traits: ValueTraits<Value>) {
+        let lock = self.lock
         // The last node delivered, emptied, kept as the state's spare for the next change if it has none.
         var delivered: PendingChange<Value>?
         while true {
@@ -127,6 +128,7 @@ extension Setting {
 
     /// Finishes every observer: the config is going away. No observer can be added after.
     func endObservation() {
+        let lock = self.lock
         lock.lock()
         observationEnded = true
         // Most settings were never observed: nothing to take, and no observer list (a generic type to look up).
