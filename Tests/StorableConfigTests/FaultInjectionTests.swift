@@ -295,6 +295,14 @@ struct FaultInjectionTests {
         try body(disk)
     }
 
+    /// Remounts the tmpfs at `disk` (made by ``withTmpfs(_:)``) read-only, or writable again.
+    static func remount(_ disk: URL, readOnly: Bool) throws {
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        try #require(
+            mount("tmpfs", disk.path, "tmpfs", flags, "size=64k") == 0,
+            "remounting failed: \(String(cString: strerror(errno)))")
+    }
+
     /// Fills the disk at `disk` with a file of its own, so that freeing the space is removing that file; returns it.
     static func fill(_ disk: URL) throws -> URL {
         let filler = disk.appendingPathComponent("filler")
@@ -485,13 +493,7 @@ struct FaultInjectionTests {
             let config = ReadOnlyDiskConfig(store: try JSONFileStore(url: url))
             config.note = "before"
             let before = try Data(contentsOf: url)
-            func remount(readOnly: Bool) throws {
-                let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-                try #require(
-                    mount("tmpfs", disk.path, "tmpfs", flags, "size=64k") == 0,
-                    "remounting failed: \(String(cString: strerror(errno)))")
-            }
-            try remount(readOnly: true)
+            try FaultInjectionTests.remount(disk, readOnly: true)
             config.note = "during"
             #expect(config.note == "during")
             let reported = ReportedErrors.mentioning("'readonlydisk.ReadOnlyDiskConfig.note'")
@@ -500,7 +502,7 @@ struct FaultInjectionTests {
             #expect(reported.allSatisfy { $0.description.contains("Read-only file system") })
             #expect(try Data(contentsOf: url) == before)
 
-            try remount(readOnly: false)
+            try FaultInjectionTests.remount(disk, readOnly: false)
             config.count = 1
             let object = try jsonObject(at: url)
             #expect(object["readonlydisk.ReadOnlyDiskConfig.note"] as? String == "during")

@@ -98,16 +98,10 @@ struct WaitingMoveTests {
         try FaultInjectionTests.withTmpfs { disk in
             let url = disk.appendingPathComponent("settings.json")
             try Data(#"{"waitingmove.oldName": "kept"}"#.utf8).write(to: url)
-            func remount(readOnly: Bool) throws {
-                let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-                try #require(
-                    mount("tmpfs", disk.path, "tmpfs", flags, "size=64k") == 0,
-                    "remounting failed: \(String(cString: strerror(errno)))")
-            }
-            try remount(readOnly: true)
+            try FaultInjectionTests.remount(disk, readOnly: true)
             let config = RenamedSettingConfig(store: try JSONFileStore(url: url))
             #expect(config.newName == "kept")
-            try remount(readOnly: false)
+            try FaultInjectionTests.remount(disk, readOnly: false)
             config.other = 1
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
