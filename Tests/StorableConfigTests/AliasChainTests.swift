@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// Three generations of one setting: each renames the key of the one before.
 final class ChainV1: StorableConfig, @unchecked Sendable {

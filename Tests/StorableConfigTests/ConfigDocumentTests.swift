@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// Export and import: one versioned document, applied all or nothing.
 struct ConfigDocumentTests {

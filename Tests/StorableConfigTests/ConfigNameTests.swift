@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// A config's name, and so every key derived from it, is what `String(describing:)` prints for its class,
 /// whatever the class's shape (the library takes it from `_typeName`, which does not scan conformances).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// What the demo prints for unusual text, and what it leaves on disk when it has nothing to write.
 struct DemoDisplayTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The demo's `export` and `import`, and its `app` config reading the seed article's plain keys.
 struct DemoDocumentTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// Documents from pipes and devices, stores that cannot be written, and the command line's grammar.
 struct DemoInputTests {

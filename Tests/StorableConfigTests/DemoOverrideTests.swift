@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The demo with overrides from the environment and its arguments, a validated volume and a secret token.
 struct DemoOverrideTests {

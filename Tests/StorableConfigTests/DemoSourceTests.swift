@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The demo's `--read` and `--read-over`: read-only sources below and above the store, in the demo's order
 /// (launch arguments, environment variables, `--read-over`, the store, `--read`, the default; among flags of one

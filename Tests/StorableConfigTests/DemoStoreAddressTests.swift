@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// What `--store` takes: a file path (colons and all, `~` from `$HOME`), `file:///…`, `etcd://…`; any other
 /// `scheme://` is refused before anything is created.

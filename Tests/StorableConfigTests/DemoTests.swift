@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// `storable-config-demo` run as a separate process, each test with a HOME of its own.
 final class DemoHome {

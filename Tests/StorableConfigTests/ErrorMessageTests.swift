@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 final class MessageConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "messages" }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// `storable-config-demo schema`: the settings file validates against it with a standard validator (python's
 /// `jsonschema`, which `.ci/run` installs when it is missing), and a bad hand edit does not.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The seed article's "before" code: a UserDefaults extension with a key enum, `register(defaults:)`, and a
 /// computed property per setting, under plain keys.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// A config whose initializer suspends before `super.init`: its property initializers and the base class's
 /// initializer may run on different threads.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// Versioned migrations: a type or unit change, run once per store, all or nothing, never backwards.
 struct MigrationTests {

@@ -2,7 +2,7 @@ import Foundation
 import StorableConfigTesting
 import Testing
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The recipe of Docs/Migrations.md: an app's test that catches a rename before it ships.
 struct ShippedKeysTests {

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfig
+import StorableConfig
 
 /// The check of the `document-import` fuzz target (Fuzz/Targets/DocumentImportTarget.swift), also run by
 /// `swift test` over its seed corpus and every input that ever failed it: a settings document to import.

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfig
+import StorableConfig
 
 /// Every kind of value a setting holds, with a range, a check and a secret: the settings that the
 /// `document-import` and `assign-parsing` fuzz targets give values to.

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfig
+import StorableConfig
 
 /// What the fuzz checks of StorableConfig's own parsers share (compiled into each of their fuzz targets).
 enum FuzzSupport {

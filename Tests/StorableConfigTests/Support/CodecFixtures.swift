@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfig
+import StorableConfig
 
 // Values of every shape that goes through the Codable path, for the codec fixtures: files written by the
 // codec of 2026-11-21 (JSONEncoder, then parsed into a StoredValue tree), which every later codec must read.

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfig
+import StorableConfig
 
 // The seed article's three namespaced configs, with a fixed namespace so keys are predictable.
 class ExampleNamespaced: StorableConfig {
