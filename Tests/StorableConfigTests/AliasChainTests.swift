@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// Three generations of one setting: each renames the key of the one before.
 final class ChainV1: StorableConfig, @unchecked Sendable {

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// Export and import: one versioned document, applied all or nothing.
 struct ConfigDocumentTests {

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// A config's name, and so every key derived from it, is what `String(describing:)` prints for its class,
 /// whatever the class's shape (the library takes it from `_typeName`, which does not scan conformances).

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// What the demo prints for unusual text, and what it leaves on disk when it has nothing to write.
 struct DemoDisplayTests {

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// The demo's `export` and `import`, and its `app` config reading the seed article's plain keys.
 struct DemoDocumentTests {

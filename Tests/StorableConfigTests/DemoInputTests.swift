@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// Documents from pipes and devices, stores that cannot be written, and the command line's grammar.
 struct DemoInputTests {

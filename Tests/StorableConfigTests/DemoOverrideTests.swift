@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// The demo with overrides from the environment and its arguments, a validated volume and a secret token.
 struct DemoOverrideTests {

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// The demo's `--read` and `--read-over`: read-only sources below and above the store, in the demo's order
 /// (launch arguments, environment variables, `--read-over`, the store, `--read`, the default; among flags of one

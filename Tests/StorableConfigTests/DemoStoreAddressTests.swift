@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// What `--store` takes: a file path (colons and all, `~` from `$HOME`), `file:///…`, `etcd://…`; any other
 /// `scheme://` is refused before anything is created.

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// `storable-config-demo` run as a separate process, each test with a HOME of its own.
 final class DemoHome {

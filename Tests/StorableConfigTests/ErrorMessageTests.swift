@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 final class MessageConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "messages" }

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// The seeds of the fuzz targets (Fuzz/Corpus) and every input that ever failed one (Fuzz/Regressions), each
 /// through the same check as its target (Tests/StorableConfigTests/Fuzzing). See Docs/Fuzzing.md.

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// `storable-config-demo schema`: the settings file validates against it with a standard validator (python's
 /// `jsonschema`, which `.ci/run` installs when it is missing), and a bad hand edit does not.

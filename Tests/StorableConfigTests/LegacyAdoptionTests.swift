@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// The seed article's "before" code: a UserDefaults extension with a key enum, `register(defaults:)`, and a
 /// computed property per setting, under plain keys.

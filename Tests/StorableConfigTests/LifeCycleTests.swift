@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// A config whose initializer suspends before `super.init`: its property initializers and the base class's
 /// initializer may run on different threads.

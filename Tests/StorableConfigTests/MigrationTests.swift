@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfig
+import Testing
 
 /// Versioned migrations: a type or unit change, run once per store, all or nothing, never backwards.
 struct MigrationTests {

@@ -1,8 +1,7 @@
 import Foundation
+import StorableConfig
 import StorableConfigTesting
 import Testing
-
-import StorableConfig
 
 /// The recipe of Docs/Migrations.md: an app's test that catches a rename before it ships.
 struct ShippedKeysTests {
