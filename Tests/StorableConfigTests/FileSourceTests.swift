@@ -229,6 +229,9 @@ import Testing
         StorableConfig.reloadSources()
         StorableConfig.reloadSources()
         #expect(config.port == 1)
+        // The source's watcher may have read the FIFO first: then its thread makes the report, perhaps just after
+        // the reloads return (a report is made after the reading is installed, outside the registry's locks).
+        #expect(waitUntil { !ReportedErrors.mentioning(file.path).isEmpty })
         let reports = ReportedErrors.mentioning(file.path)
         #expect(reports.count == 1, "\(reports)")
         #expect(
