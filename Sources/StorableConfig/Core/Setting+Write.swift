@@ -103,7 +103,10 @@ extension Setting {
             return number
         }
         // Swapped in: the value replaced is released after the unlock, with `held`.
-        var held = isSet ? newValue : (hasLayers ? extras?.fallback?.value : nil) ?? declaredDefault
+        var held = newValue
+        if !isSet {
+            if hasLayers, let fallback = extras?.fallback { held = fallback.value } else { held = declaredDefault }
+        }
         swap(&pendingValue, &held)
         pendingNumber = number
         pendingIsSet = isSet
@@ -132,24 +135,27 @@ extension Setting {
         return true
     }
 
-    /// Under the lock: the value the setting reads when the store gives `underlying` (`fromStore` false: the store
-    /// gives nothing usable, and `underlying` is the declared default): the layer above the store, else
-    /// `underlying`, else the layer below the store, else the default. Records which layer it is. Resolved in the
+    /// Under the lock: replaces `shown`, what the store gives (`fromStore` false: the store gives nothing usable),
+    /// with the value the setting reads: the layer above the store, else the store's value, else the layer below
+    /// the store, else the default; returns whether it is the store's value. Records which layer it is. Resolved in the
     /// critical section that checks and sets the version, so that a value worked out from layers that have
     /// changed since can never be taken.
     @inline(never)
-    func layeredValueLocked(_ underlying: Value, fromStore: Bool) -> (value: Value, isUnderlying: Bool) {
-        guard let extras else { return (underlying, true) }
+    func layeredValueLocked(_ shown: inout Value, fromStore: Bool) -> Bool {
+        guard let extras else { return true }
         if let above = extras.overridden {
             extras.appliedLayer = .above
-            return (above.value, false)
+            shown = above.value
+            return false
         }
         if !fromStore, let below = extras.fallback {
             extras.appliedLayer = .below
-            return (below.value, false)
+            shown = below.value
+            return false
         }
         extras.appliedLayer = .none
-        return (fromStore ? underlying : declaredDefault, fromStore)
+        if !fromStore { shown = declaredDefault }
+        return fromStore
     }
 
     /// Reports a value that cannot be encoded, and holds it in memory only.
@@ -236,9 +242,7 @@ extension Setting {
             var shown = newValue
             var shownStored = stored
             if hasLayers {
-                let layered = layeredValueLocked(newValue, fromStore: fromStore)
-                shown = layered.value
-                if !layered.isUnderlying { shownStored = nil }
+                if !layeredValueLocked(&shown, fromStore: fromStore) { shownStored = nil }
                 if let node {
                     node.new = shown
                     node.stored = shownStored

@@ -63,8 +63,9 @@ enum OutsideLocks {
     static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
         state += depthUnit
         defer {
-            state -= depthUnit
-            if state < depthUnit, state & heldBackFlag != 0 { release() }
+            let left = state - depthUnit
+            state = left
+            if left < depthUnit, left & heldBackFlag != 0 { release() }
         }
         return try body()
     }

@@ -73,7 +73,10 @@ extension StoreHub.Feed {
     private func collect(
         group: ObjectIdentifier, except origin: ObjectIdentifier?, into targets: inout [StorableConfig]
     ) {
-        for (context, receiver) in receivers[group]?.byContext ?? [:] where context != origin {
+        guard let byContext = receivers[group]?.byContext else { return }
+        // The usual case, the writing config alone, loads no weak reference.
+        if byContext.count == 1, let origin, byContext.keys.contains(origin) { return }
+        for (context, receiver) in byContext where context != origin {
             if let config = receiver.config { targets.append(config) }
         }
     }
