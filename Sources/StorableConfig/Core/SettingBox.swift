@@ -22,8 +22,6 @@ protocol SettingBox: AnySetting {
     /// The value type's ``ValueTraits`` and the type they are for, kept by the class's schema so that binding
     /// later instances looks up none; `nil` for a setting without them.
     var valueTraits: SchemaTraits? { get }
-    /// Takes the first override candidate that is valid; returns a problem for each invalid one before it.
-    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError]
     /// Resolves the values that layers above and below the store give: see `Setting.takeLayers`.
     func takeLayers(
         above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64

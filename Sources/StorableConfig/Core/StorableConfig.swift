@@ -34,19 +34,9 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
     // Set once, in the initializer, and only read afterwards.
     private(set) var schema = ConfigSchema.empty
     private(set) var settings: [any SettingBox] = []
-    /// The file sources and overrides that the class declared when this config was created: set in the initializer
-    /// by `applyLayers()`, and only read afterwards.
-    var fileSources = ConfigSources.none
-    var layerOverrides = ConfigOverrides.none
-    /// Each setting's environment variable name, by position, for the file sources that name settings so.
-    var layerVariableNames: [String] = []
-    /// Each setting's name in a settings document, `<namespace>.<configName>.<property name>`, by position.
-    var layerDocumentNames: [String] = []
-    /// Whether the initializer has loaded the settings, so that a source's change may be taken (`nil`: no file
-    /// sources).
-    var layerReadiness: Locked<LayerReadiness>?
-    /// Set in the initializer by ``applyOverrides()``.
-    let overrideProblemsStorage = Locked<[StorableConfigError]>([])
+    /// The overrides and file sources that the class declared when this config was created (`nil`: none): set in
+    /// the initializer by `applyLayers()`, and only read afterwards.
+    var layers: ConfigLayers?
 
     /// Creates a config over `store` and loads the stored values of its settings.
     ///

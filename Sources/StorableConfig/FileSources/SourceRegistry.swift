@@ -50,7 +50,7 @@ final class SourceRegistry: Sendable {
     /// contents).
     func subscribe(_ config: StorableConfig, to sources: [ConfigSource]) -> Snapshot {
         let sources = Array(Set(sources))
-        let names = Set(config.schema.keys).union(config.layerVariableNames)
+        let names = Set(config.schema.keys).union(config.layers?.variableNames ?? [])
         var made: [ConfigSource: Entry] = [:]
         var watchersNeeded: [ConfigSource] = []
         var snapshot: Snapshot?

@@ -27,67 +27,59 @@ extension StorableConfig {
         SourceRegistry.shared.refreshAll()
     }
 
-    /// Every file source of the class, highest first: those above the store, then those below.
-    private var allSources: [ConfigSource] {
-        fileSources.aboveStore + fileSources.belowStore
-    }
-
     /// Reads the layers of every setting (launch arguments, environment variables, file sources), before the
     /// stored values are loaded; subscribes to the file sources, which then tell the config of their changes.
     func applyLayers() {
-        let sources = type(of: self).sources
-        guard !sources.isEmpty else {
-            applyOverrides()
+        guard let layers = ConfigLayers(of: type(of: self), names: schema.names) else { return }
+        self.layers = layers
+        guard !layers.sources.isEmpty else {
+            _ = resolveLayers(layers, SourceRegistry.Snapshot(contents: [:], generation: 0), isFirstLoad: true)
             return
         }
-        fileSources = sources
-        layerOverrides = type(of: self).overrides
-        let configName = type(of: self).configName
-        layerVariableNames = schema.names.map { layerOverrides.variableName(configName: configName, name: $0) }
-        let namespace = type(of: self).namespace
-        layerDocumentNames = schema.names.map { "\(namespace).\(configName).\($0)" }
-        for setting in settings { setting.prepareForLayers(hasLayerBelow: !sources.belowStore.isEmpty) }
-        layerReadiness = Locked(LayerReadiness())
-        let snapshot = SourceRegistry.shared.subscribe(self, to: allSources)
-        _ = resolveLayers(snapshot, isFirstLoad: true)
+        for setting in settings { setting.prepareForLayers(hasLayerBelow: !layers.sources.belowStore.isEmpty) }
+        let snapshot = SourceRegistry.shared.subscribe(self, to: layers.allSources)
+        _ = resolveLayers(layers, snapshot, isFirstLoad: true)
     }
 
     /// Takes a change that a source made while the initializer ran, once the settings are loaded.
     func finishApplyingLayers() {
-        guard let layerReadiness else { return }
-        let missed = layerReadiness.withLock { readiness -> Bool in
-            readiness.isReady = true
-            return readiness.missedAChange
+        guard let layers, !layers.sources.isEmpty else { return }
+        let missed = layers.state.withLock { state -> Bool in
+            state.isReady = true
+            return state.missedAChange
         }
         if missed { sourcesChanged(loadingAll: false) }
     }
 
     /// Stops hearing from the file sources: from `deinit`.
     func endSources() {
-        guard !fileSources.isEmpty else { return }
-        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context), from: allSources)
+        guard let layers, !layers.sources.isEmpty else { return }
+        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context), from: layers.allSources)
     }
 
     /// A file source this config reads changed: resolves the layers again and reads the store again for the
     /// settings whose layers changed (every setting, `loadingAll`), which tells their observers when their
     /// values change.
     func sourcesChanged(loadingAll: Bool) {
-        let isReady = layerReadiness?.withLock { readiness -> Bool in
-            if !readiness.isReady { readiness.missedAChange = true }
-            return readiness.isReady
+        guard let layers else { return }
+        let isReady = layers.state.withLock { state -> Bool in
+            if !state.isReady { state.missedAChange = true }
+            return state.isReady
         }
         // Until the initializer has loaded the settings, a change is noted and taken afterwards.
-        guard isReady == true else { return }
-        let snapshot = SourceRegistry.shared.snapshot(of: allSources)
-        let changed = resolveLayers(snapshot, isFirstLoad: false)
+        guard isReady else { return }
+        let snapshot = SourceRegistry.shared.snapshot(of: layers.allSources)
+        let changed = resolveLayers(layers, snapshot, isFirstLoad: false)
         guard loadingAll || !changed.isEmpty else { return }
         loadSettings(version: context.hub.currentVersion(), onlyKeys: loadingAll ? nil : changed)
     }
 
     /// Gives every setting its layers from `snapshot`; returns the keys of the settings whose layers changed.
-    private func resolveLayers(_ snapshot: SourceRegistry.Snapshot, isFirstLoad: Bool) -> Set<String> {
+    private func resolveLayers(
+        _ configLayers: ConfigLayers, _ snapshot: SourceRegistry.Snapshot, isFirstLoad: Bool
+    ) -> Set<String> {
         let type = type(of: self)
-        let sources = fileSources
+        let sources = configLayers.sources
         // Each source's identity as a layer: its place and what it is.
         var layers: [String: ConfigSource] = [:]
         let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
@@ -102,7 +94,8 @@ extension StorableConfig {
         for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
             let key = schema.keys[index]
             var namingProblems: [StorableConfigError] = []
-            var above = overrideCandidates(name: name, setting: setting, key: key, problems: &namingProblems)
+            var above = overrideCandidates(
+                configLayers, index: index, name: name, setting: setting, key: key, problems: &namingProblems)
             if isFirstLoad {
                 // Launch arguments and environment variables never change: reported once, at creation.
                 for problem in namingProblems { StorableConfig.report(problem) }
@@ -111,12 +104,13 @@ extension StorableConfig {
             func candidates(_ list: [ConfigSource], layerNames: [String]) -> [OverrideCandidate] {
                 zip(list, layerNames).compactMap { source, layer -> OverrideCandidate? in
                     guard let contents = snapshot.contents[source] else { return nil }
-                    let variable = layerVariableNames[index]
+                    let variable = configLayers.variableNames[index]
                     let entry: SourceContents.Entry?
                     switch source.format {
                     case .dotEnv: entry = contents.entries[variable]
                     case .directory: entry = contents.entries[key] ?? contents.entries[variable]
-                    case .json: entry = contents.entries[key] ?? contents.documentEntries[layerDocumentNames[index]]
+                    case .json:
+                        entry = contents.entries[key] ?? contents.documentEntries[configLayers.documentNames[index]]
                     }
                     guard let entry else { return nil }
                     if let version = entry.schemaVersion, version != type.schemaVersion {
@@ -134,7 +128,10 @@ extension StorableConfig {
                 }
             }
             above += candidates(sources.aboveStore, layerNames: aboveLayers)
-            let below = candidates(sources.belowStore, layerNames: belowLayers)
+            // A setting that no layer names, in a config without file sources, is left as it is (it may hold no
+            // layer state at all).
+            if sources.isEmpty, above.isEmpty { continue }
+            let below = sources.isEmpty ? nil : candidates(sources.belowStore, layerNames: belowLayers)
             let outcome = setting.takeLayers(
                 above: above, below: below, isFirstLoad: isFirstLoad, generation: snapshot.generation)
             if outcome.changed { changed.insert(key) }
@@ -154,17 +151,19 @@ extension StorableConfig {
             }
         }
         // The launch arguments' and environment variables' problems stay; the files' are replaced.
-        if isFirstLoad { layerReadiness?.withLock { $0.argumentProblems = argumentProblems } }
-        let kept = layerReadiness?.withLock { $0.argumentProblems } ?? argumentProblems
-        overrideProblemsStorage.withLock { $0 = kept + problems }
+        configLayers.state.withLock { state in
+            if isFirstLoad { state.argumentProblems = argumentProblems }
+            state.sourceProblems = problems
+        }
         return changed
     }
 
     /// The candidates that launch arguments and environment variables give for one setting, highest first.
     func overrideCandidates(
-        name: String, setting: any SettingBox, key: String, problems: inout [StorableConfigError]
+        _ layers: ConfigLayers, index: Int, name: String, setting: any SettingBox, key: String,
+        problems: inout [StorableConfigError]
     ) -> [OverrideCandidate] {
-        let overrides = fileSources.isEmpty ? type(of: self).overrides : layerOverrides
+        let overrides = layers.overrides
         let configName = type(of: self).configName
         var candidates: [OverrideCandidate] = []
         if let arguments = overrides.arguments {
@@ -182,7 +181,7 @@ extension StorableConfig {
             }
         }
         if let environment = overrides.environment {
-            let variable = overrides.variableName(configName: configName, name: name)
+            let variable = layers.variableNames[index]
             if let text = environment[variable] {
                 candidates.append(
                     OverrideCandidate(source: .environment, origin: "environment variable \(variable)", text: text))
@@ -201,13 +200,13 @@ extension StorableConfig {
         var sources: Set<ConfigSource> = []
         for config in configs {
             let type = type(of: config)
-            let overrides = config.fileSources.isEmpty ? type.overrides : config.layerOverrides
+            let overrides = config.layers?.overrides ?? type.overrides
             for (index, name) in config.schema.names.enumerated() {
                 keys.insert(config.schema.keys[index])
                 variables.insert(overrides.variableName(configName: type.configName, name: name))
                 documentNames.insert("\(type.namespace).\(type.configName).\(name)")
             }
-            sources.formUnion(config.allSources)
+            sources.formUnion(config.layers?.allSources ?? [])
         }
         let snapshot = SourceRegistry.shared.snapshot(of: Array(sources))
         var problems: [StorableConfigError] = []
@@ -228,12 +227,4 @@ extension StorableConfig {
         }
         return problems
     }
-}
-
-/// Whether a config with file sources has finished its initializer, and whether a source changed meanwhile.
-struct LayerReadiness {
-    var isReady = false
-    var missedAChange = false
-    /// The problems of the launch arguments and environment variables, found at creation.
-    var argumentProblems: [StorableConfigError] = []
 }

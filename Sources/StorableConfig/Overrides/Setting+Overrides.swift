@@ -144,12 +144,6 @@ extension Setting {
     /// value.
     public var isOverridden: Bool { overridden != nil }
 
-    /// Takes the first candidate, in precedence order, that parses and passes the setting's check, and returns
-    /// a problem for each one before it that does not.
-    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] {
-        takeLayers(above: candidates, below: nil, isFirstLoad: true, generation: 0).problems.map(\.problem)
-    }
-
     /// Resolves the values that the layers give: the first valid one of `above` is read in place of the stored
     /// value, the first valid one of `below` (`nil`: leave the one below as it is) in place of the default.
     ///

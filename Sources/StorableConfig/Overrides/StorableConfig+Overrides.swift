@@ -16,7 +16,7 @@ extension StorableConfig {
     /// ``StorableConfigError/invalidOverride(origin:key:value:reason:)`` (also reported to
     /// ``errorHandler``). Empty when every override was valid.
     public var overrideProblems: [StorableConfigError] {
-        overrideProblemsStorage.withLock { $0 }
+        layers?.problems ?? []
     }
 
     /// Throws one error listing every invalid override of `configs`, for a server that would rather refuse to
@@ -42,21 +42,6 @@ extension StorableConfig {
             let value = setting.isRedacted ? StorableConfigError.redacted : setting.valueText
             return "\(type(of: self).configName).\(name) = \(value) (from the \(override.origin))"
         }.joined(separator: "\n")
-    }
-
-    /// Reads the overrides of every setting, before the stored values are loaded.
-    func applyOverrides() {
-        let overrides = type(of: self).overrides
-        guard overrides.environment != nil || overrides.arguments != nil else { return }
-        var problems: [StorableConfigError] = []
-        for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
-            let candidates = overrideCandidates(
-                name: name, setting: setting, key: schema.keys[index], problems: &problems)
-            if !candidates.isEmpty { problems += setting.takeOverride(from: candidates) }
-        }
-        guard !problems.isEmpty else { return }
-        overrideProblemsStorage.withLock { $0 = problems }
-        for problem in problems { StorableConfig.report(problem) }
     }
 }
 

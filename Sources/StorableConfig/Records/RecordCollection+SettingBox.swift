@@ -20,10 +20,7 @@ extension RecordCollection: SettingBox {
         ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
     }
 
-    /// Record collections are not overridden.
-    func takeOverride(from candidates: [OverrideCandidate]) -> [StorableConfigError] { [] }
-
-    /// Record collections take no values from file sources.
+    /// Record collections take no values from overrides or file sources.
     func takeLayers(
         above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
     ) -> LayerOutcome {

@@ -1,0 +1,42 @@
+/// What a config reads besides its store, fixed when the config is created, in the order of precedence: launch
+/// arguments and environment variables (``ConfigOverrides``), the file sources above the store, then (below the
+/// store) the file sources below it, and last the declared default.
+///
+/// A setting takes the first layer that gives it a valid value; the layers are resolved when the config is created
+/// and when a file source changes (`StorableConfig.resolveLayers`), never on a read.
+final class ConfigLayers: Sendable {
+    let overrides: ConfigOverrides
+    let sources: ConfigSources
+    /// Each setting's environment variable name, by position, for the file sources that name settings so.
+    let variableNames: [String]
+    /// Each setting's name in a settings document, `<namespace>.<configName>.<property name>`, by position.
+    let documentNames: [String]
+    let state = Locked(State())
+
+    struct State {
+        /// Whether the initializer has loaded the settings, so that a source's change may be taken.
+        var isReady = false
+        /// Whether a source changed before the initializer had loaded the settings.
+        var missedAChange = false
+        /// The launch arguments' and environment variables' problems, found once, at creation.
+        var argumentProblems: [StorableConfigError] = []
+        /// The file sources' problems, replaced at each change.
+        var sourceProblems: [StorableConfigError] = []
+    }
+
+    /// The layers that `type` declares for the settings named `names`, or `nil` when it declares none.
+    init?(of type: StorableConfig.Type, names: [String]) {
+        overrides = type.overrides
+        sources = type.sources
+        guard !sources.isEmpty || overrides.environment != nil || overrides.arguments != nil else { return nil }
+        let configName = type.configName
+        variableNames = names.map { [overrides] in overrides.variableName(configName: configName, name: $0) }
+        documentNames = names.map { "\(type.namespace).\(configName).\($0)" }
+    }
+
+    /// Every file source, highest first: those above the store, then those below.
+    var allSources: [ConfigSource] { sources.aboveStore + sources.belowStore }
+
+    /// The problems found in the launch arguments, the environment and the file sources.
+    var problems: [StorableConfigError] { state.withLock { $0.argumentProblems + $0.sourceProblems } }
+}
