@@ -72,7 +72,7 @@ public struct ConfigStoreConformance: Sendable {
             run.check("a store made later reads what was written") { try $0.laterStoreReads(try makeStore()) }
         }
         run.check("a config bound to the store reads and writes through it") { try $0.configWorks() }
-        if store is any SharedConfigStore {
+        if store is any IdentifiedConfigStore {
             run.check("configs over two store objects for one storage see each other's writes") {
                 try $0.sharedStorageIsShared(try makeStore())
             }

@@ -226,8 +226,8 @@ struct Run {
     }
 
     func sharedStorageIsShared(_ other: any ConfigStore) throws {
-        guard let first = store as? any SharedConfigStore, let second = other as? any SharedConfigStore else {
-            throw CheckFailure(message: "makeStore returned a store that is not a SharedConfigStore")
+        guard let first = store as? any IdentifiedConfigStore, let second = other as? any IdentifiedConfigStore else {
+            throw CheckFailure(message: "makeStore returned a store that is not a IdentifiedConfigStore")
         }
         try expect(
             first.storageIdentity === second.storageIdentity,

@@ -139,7 +139,7 @@ final class RefusingConfig: StorableConfig, @unchecked Sendable {
 }
 
 /// An in-memory store whose writes fail while `refusing` is set, as a cluster that no member answers does.
-final class RefusingStore: SharedConfigStore {
+final class RefusingStore: IdentifiedConfigStore {
     struct Refused: Error, CustomStringConvertible {
         var description: String
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import StorableConfig
 
 /// A store whose writes wait at a gate, like a network store during an election.
-final class GatedStore: SharedConfigStore, @unchecked Sendable {
+final class GatedStore: IdentifiedConfigStore, @unchecked Sendable {
     let inner = InMemoryStore()
     let entered = DispatchSemaphore(value: 0)
     let gate = DispatchSemaphore(value: 0)

@@ -51,7 +51,7 @@ final class StoreHub: @unchecked Sendable {
 
     /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
     static func hub(for store: any ConfigStore) -> StoreHub {
-        let identity = (store as? any SharedConfigStore)?.storageIdentity ?? store
+        let identity = (store as? any IdentifiedConfigStore)?.storageIdentity ?? store
         let key = ObjectIdentifier(identity)
         // The hubs found alive while pruning are released after the lock: a reference loaded from a weak one
         // may be the last, and a hub's deinit releases its store, whose deinit is not ours to run under a lock.

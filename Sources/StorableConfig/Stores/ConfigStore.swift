@@ -16,7 +16,7 @@
 /// ```
 ///
 /// A store whose storage other processes or machines change, or that several store objects share, also
-/// adopts ``SharedConfigStore``. `Docs/WritingAStore.md` in the repository walks through a store, and the
+/// adopts ``IdentifiedConfigStore``. `Docs/WritingAStore.md` in the repository walks through a store, and the
 /// `StorableConfigTesting` library checks one against what follows in one call.
 ///
 /// ## What every store must guarantee
@@ -124,13 +124,13 @@ public enum ConfigStoreAtomicity: Sendable, Hashable {
 /// ``storageDidChange(forKeys:)``, from any thread, at any time.
 ///
 /// ```swift
-/// final class RemoteStore: SharedConfigStore {
+/// final class RemoteStore: IdentifiedConfigStore {
 ///     // … the three ConfigStore methods …
 ///     var storageIdentity: AnyObject { connection }
 ///     func watchCallback(changedKeys: Set<String>) { storageDidChange(forKeys: changedKeys) }
 /// }
 /// ```
-public protocol SharedConfigStore: ConfigStore {
+public protocol IdentifiedConfigStore: ConfigStore {
     /// The object whose identity decides which stores share one storage within this process.
     ///
     /// Two ``JSONFileStore``s for one file share it, as do two ``UserDefaultsStore``s for one `UserDefaults`
@@ -138,7 +138,11 @@ public protocol SharedConfigStore: ConfigStore {
     var storageIdentity: AnyObject { get }
 }
 
-extension SharedConfigStore {
+/// The earlier name of ``IdentifiedConfigStore``: a store that names the storage it shares.
+@available(*, deprecated, renamed: "IdentifiedConfigStore")
+public typealias SharedConfigStore = IdentifiedConfigStore
+
+extension IdentifiedConfigStore {
     /// Tells every config bound to this storage that the values of `keys` changed outside this process: each
     /// reads them again with ``ConfigStore/values(forKeys:)`` and tells its observers.
     ///

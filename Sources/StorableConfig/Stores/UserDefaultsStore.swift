@@ -27,7 +27,7 @@ import Foundation
 /// normal process exit (``Saving/coalesced``), which costs a write what a plain `UserDefaults.set` costs;
 /// or before each write returns (``Saving/onEveryWrite``), which costs what `set` + `synchronize()` costs. On
 /// Apple platforms `UserDefaults` saves by itself and both behave the same.
-public final class UserDefaultsStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible {
+public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable, CustomStringConvertible {
     /// The string stored for an explicit "no value".
     public static let nullMarker = "<StorableConfig.null>"
 

@@ -5,7 +5,7 @@ import StorableConfig
 /// cache and the one watch. It is their storage identity, so configs over any of them see each other's writes
 /// at once, from one cache.
 @available(watchOS, unavailable)
-final class EtcdStorage: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
+final class EtcdStorage: IdentifiedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
     var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 
     let prefix: String

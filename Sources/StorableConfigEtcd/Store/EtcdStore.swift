@@ -38,7 +38,7 @@ import StorableConfig
 /// - **A value that is not JSON text** (`etcdctl put key plain`) cannot be read: it is reported, the setting
 ///   keeps the value it had (its default, at start), and the value is left alone.
 @available(watchOS, unavailable)
-public final class EtcdStore: SharedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
+public final class EtcdStore: IdentifiedConfigStore, @unchecked Sendable, CustomStringConvertible, CustomReflectable {
     /// A user and password for etcd's authentication; the token is renewed when it expires.
     public struct Credentials: Sendable {
         /// The user's name.

@@ -4,7 +4,7 @@ import StorableConfig
 /// A store that keeps each setting in a file of its own, named after its key and holding the value's JSON
 /// text: the store that Docs/WritingAStore.md builds, step by step. The tests run the conformance suite on it.
 // `@unchecked`: `seen`, its only mutable state, is guarded by `lock`.
-final class DirectoryStore: SharedConfigStore, @unchecked Sendable {
+final class DirectoryStore: IdentifiedConfigStore, @unchecked Sendable {
     let directory: URL
     private let lock = NSLock()
     // Guarded by `lock`: when each file was last seen changed, to find the files others changed.

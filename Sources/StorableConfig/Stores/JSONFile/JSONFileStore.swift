@@ -34,7 +34,7 @@ import Foundation
 /// Keys are told apart by their bytes, so a file that spells one key in two canonically equivalent ways ("é"
 /// precomposed, and as "e" with a combining accent) keeps both members. Docs/Stores.md has the details, and
 /// what size of file the store is meant for: some thousands of keys, a megabyte or two.
-public final class JSONFileStore: SharedConfigStore, CustomStringConvertible {
+public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible {
     /// The file's location.
     public let url: URL
     private let file: JSONFile
