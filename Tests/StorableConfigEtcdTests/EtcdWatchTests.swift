@@ -306,6 +306,12 @@ extension EtcdStoreTests {
                 usleep(2_000_000)
                 let count = reports().count
                 withExtendedLifetime(store) {}
+                if count != 1 {
+                    // Said on the child's standard error (no descriptor is needed for it), for the parent's log.
+                    let said = EtcdReports.mentioning("descriptors/").joined(separator: "\n")
+                    let text = "\(count) reports naming the cause; every report of the prefix:\n\(said)\n"
+                    FileHandle.standardError.write(Data(text.utf8))
+                }
                 exit(count == 1 ? 0 : 1)
             }
         }
