@@ -129,16 +129,11 @@ extension DotEnvFile {
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
-            var lines: [Range<Int>] = []
-            var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            while start < bytes.count {
-                let newline = bytes[start...].firstIndex(of: Byte.newline) ?? bytes.count
-                var end = newline
-                if end > start && bytes[end - 1] == Byte.carriageReturn { end -= 1 }
-                lines.append(start..<end)
-                start = newline + 1
+            // An empty line after the last LF changes nothing: a blank line, or one more in an unclosed quote.
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            lines = bytes[start...].split(separator: Byte.newline, omittingEmptySubsequences: false).map { line in
+                line.startIndex..<(line.last == Byte.carriageReturn ? line.endIndex - 1 : line.endIndex)
             }
-            self.lines = lines
         }
 
         mutating func run() {
@@ -174,15 +169,10 @@ extension DotEnvFile {
             {
                 return quoted(name, at: index, quote: valueStart)
             }
-            var valueEnd = line.upperBound
-            var position = equals + 1
-            while position < line.upperBound {
-                if bytes[position] == Byte.hash, position - 1 > equals, Self.isBlank(bytes[position - 1]) {
-                    valueEnd = position
-                    break
-                }
-                position += 1
-            }
+            let valueEnd =
+                (equals + 1..<line.upperBound).first {
+                    bytes[$0] == Byte.hash && $0 - 1 > equals && Self.isBlank(bytes[$0 - 1])
+                } ?? line.upperBound
             add(name, value: bytes[trimmed(valueStart..<max(valueStart, valueEnd))])
             return index + 1
         }
@@ -297,17 +287,12 @@ extension DotEnvFile {
         }
 
         private func skipBlanks(from start: Int, to end: Int) -> Int {
-            var position = start
-            while position < end && Self.isBlank(bytes[position]) { position += 1 }
-            return position
+            bytes[start..<end].firstIndex { !Self.isBlank($0) } ?? end
         }
 
         private func trimmed(_ range: Range<Int>) -> Range<Int> {
-            var lower = range.lowerBound
-            var upper = range.upperBound
-            while lower < upper && Self.isBlank(bytes[lower]) { lower += 1 }
-            while upper > lower && Self.isBlank(bytes[upper - 1]) { upper -= 1 }
-            return lower..<upper
+            let lower = skipBlanks(from: range.lowerBound, to: range.upperBound)
+            return lower..<(bytes[lower..<range.upperBound].lastIndex { !Self.isBlank($0) }.map { $0 + 1 } ?? lower)
         }
 
         /// What follows a backslash in double quotes, and what it stands for.

@@ -239,14 +239,6 @@ struct SourceContents: Sendable {
         return names
     }
 
-    /// What the link at `path` holds, or `nil` if it is not a link.
-    private static func linkText(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// One file per value, named by the value's name; only the files named in `wanted` are read (`nil`: all),
     /// the kubelet's own entries (`..data`, `..2026_…`) and directories skipped.
     ///
@@ -256,7 +248,7 @@ struct SourceContents: Sendable {
     /// `..data` leads elsewhere by then: a swap is removing it, and the reading starts again (`vanished`).
     private mutating func readDirectory(_ source: ConfigSource, names wanted: Set<String>?) {
         let dataLink = FileWatcher.joined(source.path, "..data")
-        let target = Self.linkText(dataLink)
+        let target = FileSystem.linkText(ofPath: dataLink)
         let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
         directory = source.path
         let toRead: [String]
@@ -279,13 +271,13 @@ struct SourceContents: Sendable {
         for name in toRead.sorted() {
             let path = FileWatcher.joined(source.path, name)
             var readPath = path
-            if let generation, let link = Self.linkText(path), link.hasPrefix("..data/") {
+            if let generation, let link = FileSystem.linkText(ofPath: path), link.hasPrefix("..data/") {
                 readPath = FileWatcher.joined(generation, String(link.dropFirst("..data/".count)))
             }
             /// Whether the generation being read was swapped away (`..data` leads elsewhere now: the kubelet removes
             /// the old directory file by file, so a file missing there says nothing until `..data` is looked at).
             func generationIsGone() -> Bool {
-                readPath != path && Self.linkText(dataLink) != target
+                readPath != path && FileSystem.linkText(ofPath: dataLink) != target
             }
             var info = stat()
             guard stat(readPath, &info) == 0 else {

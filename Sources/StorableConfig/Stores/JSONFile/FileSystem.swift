@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The POSIX file operations behind ``JSONFileStore``: atomic replacement, advisory locks, identity stamps.
 enum FileSystem {
     /// An operation on a path that failed, with the system's reason.

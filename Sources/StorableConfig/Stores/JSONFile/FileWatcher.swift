@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Calls `onChange` soon after what a path leads to changes: for a file, when it is written in place, replaced
 /// (renamed over), removed or created; for a directory, when an entry in it is added, written in place, replaced
 /// or removed (only the entries `names` gives, and the kubelet's `..` entries, when it is given). Calls may be
@@ -231,9 +223,11 @@ final class FileWatcher: Sendable {
     struct NameFilter: Sendable {
         let names: (@Sendable () -> Set<String>)?
 
-        /// The names to look at one by one, `..data` included, or `nil` for every name in the directory.
-        func namesToLookAt() -> Set<String>? {
-            names.map { $0().union(["..data"]) }
+        /// The names in `directory` to look at: those given, `..data` included, looked up one by one without
+        /// listing the directory; or, with none given, every name in it.
+        func namesToLookAt(in directory: String) -> [String] {
+            names.map { Array($0().union(["..data"])) }
+                ?? (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         }
 
         /// Whether an event for `name` matters, given what `names` gave (`nil`: every name matters).
@@ -262,11 +256,7 @@ final class FileWatcher: Sendable {
                 return
             }
             var entries: [String: FileSystem.Stamp] = [:]
-            // With a filter, only the names that matter are looked at: the directory is not listed.
-            let names =
-                filter.namesToLookAt().map(Array.init)
-                ?? (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            for name in names {
+            for name in filter.namesToLookAt(in: path) {
                 var entry = stat()
                 // A dangling link has no end to stamp: the link's own stamp stands for it.
                 let entryPath = FileWatcher.joined(path, name)
@@ -313,9 +303,7 @@ final class FileWatcher: Sendable {
         var info = stat()
         guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
-        let names =
-            filter.namesToLookAt().map(Array.init) ?? (try? FileManager.default.contentsOfDirectory(atPath: end)) ?? []
-        for name in names {
+        for name in filter.namesToLookAt(in: end) {
             let entry = joined(end, name)
             if lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)

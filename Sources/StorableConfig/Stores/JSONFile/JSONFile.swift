@@ -212,8 +212,7 @@ final class JSONFile: @unchecked Sendable {
                 for key in keys { current[key] = storedValue(forKey: key) }
                 let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
                 updated = result
-                var changes: [String: StoredValue?] = [:]
-                for (key, value) in changed { changes[key] = .some(value) }
+                var changes = changed.mapValues(Optional.some)
                 for key in removed { changes[key] = .some(nil) }
                 try Self.refuseTooDeep(changes)
                 return changes
