@@ -103,10 +103,9 @@ final class SourceRegistry: Sendable {
         var unused: [FileWatcher] = []
         for source in watchersNeeded {
             let watcher: FileWatcher
-            var names: (@Sendable () -> Set<String>)?
-            if source.format == .directory {
-                names = { [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] }
-            }
+            let names: (@Sendable () -> Set<String>)? =
+                source.format == .directory
+                ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
             let fellBack: @Sendable (String) -> Void = { reason in
                 StorableConfig.report(.watchingByPolling(path: source.path, reason: reason, interval: 0.25))
             }

@@ -1,5 +1,13 @@
 import Foundation
 
+extension FileSystem.Failure {
+    init(path: String, operation: String, errno code: Int32) {
+        self.init(
+            path: path,
+            reason: "\(operation) failed: \(String(cString: strerror(code)))" + FileSystem.advice(for: code))
+    }
+}
+
 /// The POSIX file operations behind ``JSONFileStore``: atomic replacement, advisory locks, identity stamps.
 enum FileSystem {
     /// An operation on a path that failed, with the system's reason.
@@ -7,16 +15,6 @@ enum FileSystem {
         var path: String
         var reason: String
         var description: String { reason }
-
-        init(path: String, reason: String) {
-            self.path = path
-            self.reason = reason
-        }
-
-        init(path: String, operation: String, errno code: Int32) {
-            self.path = path
-            reason = "\(operation) failed: \(String(cString: strerror(code)))" + FileSystem.advice(for: code)
-        }
     }
 
     /// What a person can do about an error number, as a clause to append to the reason.

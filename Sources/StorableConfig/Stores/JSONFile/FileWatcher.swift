@@ -78,13 +78,11 @@ final class FileWatcher: Sendable {
                         path: path, interval: pollingInterval, forcePolling: true, filter: filter,
                         changedBefore: true, onChange: onChange)
                     let unused = backing.withLock { backing -> Shared? in
-                        guard let shared else { return nil }
-                        switch backing {
-                        case .stopped: return shared
-                        default:
-                            backing = .thread(shared)
+                        guard case .stopped = backing else {
+                            if let shared { backing = .thread(shared) }
                             return nil
                         }
+                        return shared
                     }
                     if let unused { Self.stopThread(unused, waiting: false) }
                 }
@@ -229,12 +227,6 @@ final class FileWatcher: Sendable {
             names.map { Array($0().union(["..data"])) }
                 ?? (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         }
-
-        /// Whether an event for `name` matters, given what `names` gave (`nil`: every name matters).
-        static func matters(_ name: String, given names: Set<String>?) -> Bool {
-            guard let names else { return true }
-            return name.hasPrefix("..") || names.contains(name)
-        }
     }
 
     /// What polling compares: the identity stamp of what the path leads to and, for a directory, of every
@@ -275,9 +267,10 @@ final class FileWatcher: Sendable {
         /// The watched path is this directory: every name matters, or those of the watcher's filter.
         var everyName = false
 
-        /// Whether an event for `name` matters, given what the watcher's filter gave (`nil`: no filter).
+        /// Whether an event for `name` matters, given what the watcher's filter gave (`nil`: no filter, every name
+        /// matters; else those it gave and the kubelet's `..` entries).
         func matters(_ name: String, filtered: Set<String>?) -> Bool {
-            names.contains(name) || (everyName && NameFilter.matters(name, given: filtered))
+            names.contains(name) || (everyName && (filtered.map { name.hasPrefix("..") || $0.contains(name) } ?? true))
         }
     }
 
