@@ -100,7 +100,6 @@ final class SourceRegistry: Sendable {
                 made = made.filter { source, _ in state.withLock { $0.entries[source] == nil } }
             }
         }
-        var unused: [FileWatcher] = []
         for source in watchersNeeded {
             let watcher: FileWatcher
             let names: (@Sendable () -> Set<String>)? =
@@ -126,9 +125,8 @@ final class SourceRegistry: Sendable {
                 state.entries[source]?.watcher = watcher
                 return true
             }
-            if !kept { unused.append(watcher) }
+            if !kept { watcher.stop(waiting: false) }
         }
-        for watcher in unused { watcher.stop(waiting: false) }
         // A change between the first reading and the watcher's start is not missed.
         for source in watchersNeeded { refresh(source) }
         let problems = state.withLock { state in

@@ -139,8 +139,8 @@ final class FileWatcher: Sendable {
         shared.finished.wait()
     }
 
-    /// Starts a thread of its own that watches `path` (kernel events on Apple platforms, else polling) until
-    /// stopped, and returns once the watching has begun.
+    /// Starts a thread of its own that watches `path` (kernel events where they can be had on Apple platforms,
+    /// else polling) until stopped, and returns once the watching has begun.
     private static func startThread(
         path: String, interval: Double, forcePolling: Bool, filter: NameFilter, changedBefore: Bool,
         onChange: @escaping @Sendable () -> Void
@@ -152,41 +152,32 @@ final class FileWatcher: Sendable {
         let started = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             shared.thread = pthread_self()
-            Self.run(
-                path: path, interval: interval, forcePolling: forcePolling, filter: filter, stop: shared.stopRead,
-                started: started, changedBefore: changedBefore, onChange: onChange)
-            shared.finished.signal()
+            // `started` is signalled once the watching has begun, so that `init` returns only then.
+            var announced = false
+            func ready() {
+                guard !announced else { return }
+                announced = true
+                started.signal()
+            }
+            defer { shared.finished.signal() }
+            defer { ready() }
+            #if canImport(Darwin)
+                if !forcePolling {
+                    if Self.watchWithDispatchSources(
+                        path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
+                        onChange: onChange)
+                    {
+                        return
+                    }
+                }
+            #endif
+            // A change between the kernel's last report and the first snapshot would be missed: report one.
+            Self.watchByPolling(
+                path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
+                changedBefore: changedBefore || announced, onChange: onChange)
         }
         started.wait()
         return shared
-    }
-
-    /// A watching thread: kernel events where they can be had on Apple platforms, else polling. `started` is
-    /// signalled once the watching has begun, so that `init` returns only then.
-    private static func run(
-        path: String, interval: Double, forcePolling: Bool, filter: NameFilter, stop: Int32,
-        started: DispatchSemaphore, changedBefore: Bool, onChange: @Sendable () -> Void
-    ) {
-        var announced = false
-        func ready() {
-            guard !announced else { return }
-            announced = true
-            started.signal()
-        }
-        defer { ready() }
-        #if canImport(Darwin)
-            if !forcePolling {
-                if watchWithDispatchSources(
-                    path: path, interval: interval, filter: filter, stop: stop, ready: ready, onChange: onChange)
-                {
-                    return
-                }
-            }
-        #endif
-        // A change between the kernel's last report and the first snapshot would be missed: report one.
-        watchByPolling(
-            path: path, interval: interval, filter: filter, stop: stop, ready: ready,
-            changedBefore: changedBefore || announced, onChange: onChange)
     }
 
     /// Waits up to `milliseconds` (-1: for ever) for the stop signal or for `other` to be readable.

@@ -27,8 +27,6 @@ final class JSONFile: @unchecked Sendable {
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     var rawMembers: [String: String] = [:]
-    /// Where the last write through a symbolic link went, worked out once for the writes that follow.
-    private var linkedDestination: FileSystem.Destination?
     var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     var externallyChanged: Set<String> = []
@@ -278,15 +276,8 @@ final class JSONFile: @unchecked Sendable {
     private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
         let target = linkEnd ?? path
         do {
-            let destination: FileSystem.Destination
-            if linkEnd == nil {
-                destination = self.destination
-            } else if let linked = linkedDestination, linked.path == target {
-                destination = linked
-            } else {
-                destination = FileSystem.Destination(path: target)
-                linkedDestination = destination
-            }
+            // Through a link, worked out at each write (a few microseconds, against the write's milliseconds).
+            let destination = linkEnd.map { FileSystem.Destination(path: $0) } ?? self.destination
             try Self.finishInterruptedRewrite(of: destination)
             // The one look at the path, which also gives the mode to keep.
             let kind = try readFromDisk(at: linkEnd, holdingLock: true)
