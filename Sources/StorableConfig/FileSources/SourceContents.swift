@@ -99,21 +99,14 @@ struct SourceContents: Sendable {
     private mutating func keep(valuesFrom path: String, of old: SourceContents) -> Bool {
         let inside = path.hasSuffix("/") ? path : path + "/"
         func isFrom(_ file: String) -> Bool { file == path || file.hasPrefix(inside) }
-        var kept = false
-        for (name, entry) in old.entries where isFrom(entry.file) && entries[name] == nil {
-            entries[name] = entry
-            kept = true
-        }
-        for (name, entry) in old.documentEntries where isFrom(entry.file) && documentEntries[name] == nil {
-            documentEntries[name] = entry
-            kept = true
-        }
+        let kept = old.entries.filter { isFrom($0.value.file) && entries[$0.key] == nil }
+        let keptInDocument = old.documentEntries.filter { isFrom($0.value.file) && documentEntries[$0.key] == nil }
+        entries.merge(kept) { current, _ in current }
+        documentEntries.merge(keptInDocument) { current, _ in current }
         // The same bytes as before: the kept values are those bytes' values, and nothing changed in the file.
-        for (file, bytes) in old.fingerprint where isFrom(file) && fingerprint[file] == nil {
-            fingerprint[file] = bytes
-        }
+        fingerprint.merge(old.fingerprint.filter { isFrom($0.key) }) { current, _ in current }
         exists = exists || old.exists
-        return kept
+        return !kept.isEmpty || !keptInDocument.isEmpty
     }
 
     private static func readNow(_ source: ConfigSource, names: Set<String>?, attempt: Int) -> SourceContents {

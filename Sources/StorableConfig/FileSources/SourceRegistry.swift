@@ -105,11 +105,8 @@ final class SourceRegistry: Sendable {
             let names: (@Sendable () -> Set<String>)? =
                 source.format == .directory
                 ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
-            let fellBack: @Sendable (String) -> Void = { reason in
-                StorableConfig.report(.watchingByPolling(path: source.path, reason: reason, interval: 0.25))
-            }
             do {
-                watcher = try FileWatcher(path: source.path, names: names, onFallback: fellBack) { [weak self] in
+                watcher = try FileWatcher(path: source.path, names: names) { [weak self] in
                     self?.refresh(source)
                 }
             } catch {

@@ -15,7 +15,8 @@ import Foundation
 /// kernel events on the same directories wake a thread of its own at once, and it polls as well for what they do
 /// not report (`FileWatcher+Dispatch.swift`). Elsewhere, with `forcePolling`, and where the kernel's watching
 /// cannot be had (the user's inotify instances or watches are used up), its own thread compares a ``Snapshot`` of
-/// the path every `pollingInterval`; the first such fallback in the process is told to `onFallback`.
+/// the path every `pollingInterval`; the first such fallback in the process is reported
+/// (``StorableConfigError/watchingByPolling(path:reason:interval:)``).
 final class FileWatcher: Sendable {
     /// What a watcher on a thread of its own and its thread share; the pipe is closed when both are done with it.
     private final class Shared: @unchecked Sendable {
@@ -57,12 +58,10 @@ final class FileWatcher: Sendable {
     /// - Parameters:
     ///   - names: For a directory at the end of the path, the names in it that matter (besides the kubelet's
     ///     `..` entries), asked again at each event; `nil`: every name.
-    ///   - onFallback: Told once per process, in plain words, when the kernel's watching cannot be had and the
-    ///     watcher polls instead.
     /// - Throws: `FileSystem.Failure` if the pipe that stops a watching thread cannot be made.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
-        names: (@Sendable () -> Set<String>)? = nil, onFallback: @escaping @Sendable (String) -> Void = { _ in },
+        names: (@Sendable () -> Set<String>)? = nil,
         onChange: @escaping @Sendable () -> Void
     ) throws {
         let backing = Locked(Backing.starting)
@@ -73,7 +72,7 @@ final class FileWatcher: Sendable {
                 // When the kernel's watching is lost later (a directory on the way that cannot be watched any
                 // more), a thread of its own polls instead, unless the watcher was stopped meanwhile.
                 let lost: @Sendable (String) -> Void = { reason in
-                    Self.fallBack(reason, onFallback)
+                    Self.fallBack(reason, path: path, interval: pollingInterval)
                     let shared = try? Self.startThread(
                         path: path, interval: pollingInterval, forcePolling: true, filter: filter,
                         changedBefore: true, onChange: onChange)
@@ -93,7 +92,7 @@ final class FileWatcher: Sendable {
                     }
                     return
                 case .failure(let failure):
-                    Self.fallBack(failure.reason, onFallback)
+                    Self.fallBack(failure.reason, path: path, interval: pollingInterval)
                 }
             }
         #endif
@@ -122,13 +121,13 @@ final class FileWatcher: Sendable {
         }
     }
 
-    /// Tells `onFallback` why the kernel's watching cannot be had, the first time in the process.
-    private static func fallBack(_ reason: String, _ onFallback: @Sendable (String) -> Void) {
+    /// Reports, the first time in the process, why the kernel's watching cannot be had and `path` is polled.
+    private static func fallBack(_ reason: String, path: String, interval: Double) {
         let first = fellBack.withLock { fellBack -> Bool in
             defer { fellBack = true }
             return !fellBack
         }
-        if first { onFallback(reason) }
+        if first { StorableConfig.report(.watchingByPolling(path: path, reason: reason, interval: interval)) }
     }
 
     private static func stopThread(_ shared: Shared, waiting: Bool) {

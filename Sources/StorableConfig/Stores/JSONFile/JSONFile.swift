@@ -53,14 +53,9 @@ final class JSONFile: @unchecked Sendable {
                 if case .missing = try FileSystem.kind(ofPath: directory) {
                     try FileSystem.createDirectory(atPath: directory, for: path)
                 }
-                let path = path
-                let fellBack: @Sendable (String) -> Void = { reason in
-                    StorableConfig.report(
-                        .watchingByPolling(path: path, reason: reason, interval: pollingInterval))
+                watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
+                    [weak self] in self?.changedOnDisk()
                 }
-                watcher = try FileWatcher(
-                    path: path, pollingInterval: pollingInterval, forcePolling: forcePolling, onFallback: fellBack
-                ) { [weak self] in self?.changedOnDisk() }
             }
         }
     }
@@ -222,7 +217,10 @@ final class JSONFile: @unchecked Sendable {
     /// Tells the configs bound to the file of the keys that the last read found changed by someone else.
     /// Called without `lock`; inside a config's write, the configs are told when it ends.
     private func announceExternalChanges() {
-        let keys = takeExternallyChangedKeys()
+        let keys = lock.withLock {
+            defer { externallyChanged = [] }
+            return externallyChanged
+        }
         guard !keys.isEmpty else { return }
         StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
@@ -298,13 +296,6 @@ final class JSONFile: @unchecked Sendable {
         } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
             failure.reason += " (the settings file \(path) is a symbolic link to it)"
             throw failure
-        }
-    }
-
-    func takeExternallyChangedKeys() -> Set<String> {
-        lock.withLock {
-            defer { externallyChanged = [] }
-            return externallyChanged
         }
     }
 
