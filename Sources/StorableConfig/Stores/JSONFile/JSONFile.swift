@@ -12,7 +12,6 @@ import Foundation
 /// if the file has none, the first spelling in the file.
 final class JSONFile: @unchecked Sendable {
     let path: String
-    private let lockPath: String
     private let destination: FileSystem.Destination
     // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
     private let lock = Lock()
@@ -99,7 +98,6 @@ final class JSONFile: @unchecked Sendable {
 
     private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
-        lockPath = path + ".lock"
         destination = FileSystem.Destination(path: path)
         try failing(on: path) {
             switch try FileSystem.kind(ofPath: path) {
@@ -251,7 +249,7 @@ final class JSONFile: @unchecked Sendable {
                     // takes too.
                     let linkEnd = try FileSystem.endOfLinks(from: path)
                     try FileSystem.withExclusiveLock(
-                        onPath: linkEnd.map { $0 + ".lock" } ?? lockPath, for: linkEnd ?? path
+                        onPath: (linkEnd ?? path) + ".lock", for: linkEnd ?? path
                     ) {
                         try writeLocked(to: linkEnd, applyChanges)
                     }
