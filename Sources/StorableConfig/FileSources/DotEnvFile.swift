@@ -190,17 +190,22 @@ extension DotEnvFile {
                 while position < end {
                     let byte = bytes[position]
                     if byte == kind {
-                        return closed(name, value: value, after: position + 1, on: lineIndex)
+                        // After the closing quote only blanks and a comment may follow.
+                        let rest = skipBlanks(from: position + 1, to: end)
+                        if rest < end && bytes[rest] != Byte.hash {
+                            problems.append(Problem(line: name.line, reason: name.problem ?? Reason.textAfterQuote))
+                        } else {
+                            add(name, value: value[...])
+                        }
+                        return lineIndex + 1
                     }
                     if byte == Byte.backslash, position + 1 < end {
                         let next = bytes[position + 1]
-                        if isDouble, let escaped = Self.doubleQuoteEscapes[next] {
+                        let escaped = isDouble ? Self.doubleQuoteEscapes[next] : (next == Byte.singleQuote ? next : nil)
+                        if let escaped {
                             value.append(escaped)
-                        } else if !isDouble && next == Byte.singleQuote {
-                            value.append(next)
                         } else {
-                            value.append(byte)
-                            value.append(next)
+                            value.append(contentsOf: [byte, next])
                         }
                         position += 2
                     } else {
@@ -217,18 +222,6 @@ extension DotEnvFile {
                 position = lines[lineIndex].lowerBound
                 end = lines[lineIndex].upperBound
             }
-        }
-
-        /// Ends a quoted value whose closing quote is just before `position`, on line `lineIndex`.
-        private mutating func closed(_ name: Statement, value: [UInt8], after position: Int, on lineIndex: Int) -> Int {
-            let end = lines[lineIndex].upperBound
-            let rest = skipBlanks(from: position, to: end)
-            if rest < end && bytes[rest] != Byte.hash {
-                problems.append(Problem(line: name.line, reason: name.problem ?? Reason.textAfterQuote))
-            } else {
-                add(name, value: value[...])
-            }
-            return lineIndex + 1
         }
 
         private mutating func add(_ name: Statement, value: ArraySlice<UInt8>) {

@@ -227,10 +227,7 @@ final class SourceRegistry: Sendable {
     /// Reports `problem` unless it was reported for the source's current contents.
     func reportOnce(_ problem: StorableConfigError, for source: ConfigSource) {
         let description = problem.description
-        let first = state.withLock { state -> Bool in
-            guard state.entries[source] != nil else { return true }
-            return state.entries[source]!.reported.insert(description).inserted
-        }
+        let first = state.withLock { $0.entries[source]?.reported.insert(description).inserted ?? true }
         if first { StorableConfig.report(problem) }
     }
 }
