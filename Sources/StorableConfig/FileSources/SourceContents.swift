@@ -52,8 +52,7 @@ struct SourceContents: Sendable {
     /// checks for typos); for a `.env` or JSON file the names of its values.
     var listedNames: [String] {
         guard let directory else { return Array(entries.keys) }
-        var reason = ""
-        return (Self.names(inDirectory: directory, reason: &reason) ?? Array(entries.keys)).filter {
+        return (Self.names(inDirectory: directory) ?? Array(entries.keys)).filter {
             !$0.hasPrefix("..")
         }
     }
@@ -212,13 +211,10 @@ struct SourceContents: Sendable {
         return data
     }
 
-    /// The names in the directory at `path` but `.`, `..` and subdirectories; `nil` when it cannot be listed,
-    /// with the system's reason in `reason` (FileManager's error prints as `NSCocoaErrorDomain Code=257 …`).
-    private static func names(inDirectory path: String, reason: inout String) -> [String]? {
-        guard let stream = opendir(path) else {
-            reason = String(cString: strerror(errno))
-            return nil
-        }
+    /// The names in the directory at `path` but `.`, `..` and subdirectories; `nil` when it cannot be listed, with
+    /// the system's reason in `errno` (FileManager's error prints as `NSCocoaErrorDomain Code=257 …`).
+    private static func names(inDirectory path: String) -> [String]? {
+        guard let stream = opendir(path) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
@@ -244,24 +240,19 @@ struct SourceContents: Sendable {
         let target = FileSystem.linkText(ofPath: dataLink)
         let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
         directory = source.path
-        let toRead: [String]
-        if let wanted {
-            // Looked up by name: a directory of 100,000 other files is not listed at each reading.
-            guard access(source.path, R_OK | X_OK) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-                return
+        let toRead: [String]? =
+            if let wanted {
+                // Looked up by name: a directory of 100,000 other files is not listed at each reading.
+                access(source.path, R_OK | X_OK) == 0 ? wanted.filter { !$0.contains("/") } : nil
+            } else {
+                Self.names(inDirectory: source.path)
             }
-            toRead = wanted.filter { !$0.hasPrefix("..") && !$0.contains("/") }
-        } else {
-            var reason = ""
-            guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
-                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-                return
-            }
-            toRead = names.filter { !$0.hasPrefix("..") }
+        guard let toRead else {
+            let reason = String(cString: strerror(errno))
+            unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
+            return
         }
-        for name in toRead.sorted() {
+        for name in toRead.sorted() where !name.hasPrefix("..") {
             let path = FileWatcher.joined(source.path, name)
             var readPath = path
             if let generation, let link = FileSystem.linkText(ofPath: path), link.hasPrefix("..data/") {
