@@ -60,9 +60,8 @@ enum FileSystem {
     static func kind(ofPath path: String) throws -> Kind {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            let code = errno
-            if code == ENOENT { return .missing }
-            throw Failure(path: path, operation: "stat", errno: code)
+            guard errno != ENOENT else { return .missing }
+            throw Failure(path: path, operation: "stat", errno: errno)
         }
         return kind(of: info)
     }
@@ -92,9 +91,8 @@ enum FileSystem {
     static func contents(ofPath path: String) throws -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw Failure(path: path, operation: "open for reading", errno: code)
+            guard errno != ENOENT else { return nil }
+            throw Failure(path: path, operation: "open for reading", errno: errno)
         }
         defer { close(descriptor) }
         return try readToEnd(of: descriptor, path: path)
@@ -178,7 +176,6 @@ enum FileSystem {
     @discardableResult
     static func replaceFile(at destination: Destination, with data: Data, permissions: mode_t) throws -> Stamp? {
         let path = destination.path
-        let directory = destination.directory
         let serial = temporaryCounter.withLock { counter in
             counter += 1
             return counter
@@ -206,7 +203,7 @@ enum FileSystem {
             return try rewriteInPlace(at: destination, with: data, from: temporary)
         }
         succeeded = true
-        flushDirectory(directory)
+        flushDirectory(destination.directory)
         return stamp
     }
 
