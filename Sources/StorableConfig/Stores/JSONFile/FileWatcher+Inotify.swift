@@ -90,22 +90,17 @@
                 path: String, filter: NameFilter, onChange: @escaping @Sendable () -> Void,
                 onLoss: @escaping @Sendable (String) -> Void
             ) -> Result<Int, Failure> {
-                let inotify: Inotify
-                switch shared() {
-                case .success(let shared): inotify = shared
-                case .failure(let failure): return .failure(failure)
-                }
-                let registration = inotify.state.withLock { state -> Int in
-                    defer { state.nextRegistration += 1 }
-                    state.registrations[state.nextRegistration] = Registration(
-                        path: path, filter: filter, onChange: onChange, onLoss: onLoss)
-                    return state.nextRegistration
-                }
-                if let reason = inotify.watchAnew(registration) {
+                shared().flatMap { inotify in
+                    let registration = inotify.state.withLock { state -> Int in
+                        defer { state.nextRegistration += 1 }
+                        state.registrations[state.nextRegistration] = Registration(
+                            path: path, filter: filter, onChange: onChange, onLoss: onLoss)
+                        return state.nextRegistration
+                    }
+                    guard let reason = inotify.watchAnew(registration) else { return .success(registration) }
                     inotify.state.withLock { _ = inotify.unregister(registration, in: &$0) }
                     return .failure(Failure(reason: reason))
                 }
-                return .success(registration)
             }
 
             /// Stops the registration: `onChange` is not called for it once this returns, unless it runs now on
