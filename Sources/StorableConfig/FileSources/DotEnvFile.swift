@@ -152,8 +152,7 @@ extension DotEnvFile {
             start = afterExport(from: start, to: line.upperBound)
 
             guard let equals = bytes[start..<line.upperBound].firstIndex(of: Byte.equals) else {
-                let text = trimmed(start..<line.upperBound)
-                let isName = Self.isName(bytes[text])
+                let isName = Self.isName(bytes[trimmed(start..<line.upperBound)])
                 problems.append(Problem(line: number, reason: isName ? Reason.nameWithoutEquals : Reason.noEquals))
                 return index + 1
             }

@@ -306,12 +306,9 @@ struct SourceContents: Sendable {
         }
         let environment = ProcessInfo.processInfo.environment
         for (name, entry) in file.values {
-            if let real = environment[name] {
-                entries[name] = Entry(value: .text(real), origin: "environment variable \(name)", file: source.path)
-            } else {
-                entries[name] = Entry(
-                    value: .text(entry.value), origin: ".env file \(source.path) line \(entry.line)", file: source.path)
-            }
+            let real = environment[name]
+            let origin = real == nil ? ".env file \(source.path) line \(entry.line)" : "environment variable \(name)"
+            entries[name] = Entry(value: .text(real ?? entry.value), origin: origin, file: source.path)
         }
     }
 

@@ -332,13 +332,8 @@ enum FileSystem {
         let wholeSeconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
         let stamp = ISO8601Timestamp.string(from: wholeSeconds)
             .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        var candidate = "\(path).\(suffix)-\(stamp)"
-        var attempt = 1
-        while access(candidate, F_OK) == 0 {
-            attempt += 1
-            candidate = "\(path).\(suffix)-\(stamp)-\(attempt)"
-        }
-        return candidate
+        let base = "\(path).\(suffix)-\(stamp)"
+        return (1...).lazy.map { $0 == 1 ? base : "\(base)-\($0)" }.first { access($0, F_OK) != 0 }!
     }
 
     /// Moves a file aside to a dated name beside it and returns the new path.
