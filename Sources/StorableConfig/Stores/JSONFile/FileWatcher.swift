@@ -61,8 +61,7 @@ final class FileWatcher: Sendable {
     /// - Throws: `FileSystem.Failure` if the pipe that stops a watching thread cannot be made.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
-        names: (@Sendable () -> Set<String>)? = nil,
-        onChange: @escaping @Sendable () -> Void
+        names: (@Sendable () -> Set<String>)? = nil, onChange: @escaping @Sendable () -> Void
     ) throws {
         let backing = Locked(Backing.starting)
         self.backing = backing
