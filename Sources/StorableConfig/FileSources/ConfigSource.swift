@@ -77,13 +77,10 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         let name = (path as NSString).lastPathComponent
         if name == ".env" || name.hasSuffix(".env") { return .dotEnv(path, optional: optional, secret: secret) }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return .directory(path, optional: optional, secret: secret)
-        }
-        if name.hasSuffix(".json") || FileManager.default.fileExists(atPath: path) {
-            return .jsonFile(path, optional: optional, secret: secret)
-        }
-        return .directory(path, optional: optional, secret: secret)
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let isJSON = exists ? !isDirectory.boolValue : name.hasSuffix(".json")
+        return isJSON
+            ? .jsonFile(path, optional: optional, secret: secret) : .directory(path, optional: optional, secret: secret)
     }
 
     /// `directory /etc/app/config`, `.env file /srv/app/.env`, `JSON file /etc/app/config.json`.

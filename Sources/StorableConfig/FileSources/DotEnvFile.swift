@@ -129,16 +129,11 @@ extension DotEnvFile {
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
-            var lines: [Range<Int>] = []
-            var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            while start < bytes.count {
-                let newline = bytes[start...].firstIndex(of: Byte.newline) ?? bytes.count
-                var end = newline
-                if end > start && bytes[end - 1] == Byte.carriageReturn { end -= 1 }
-                lines.append(start..<end)
-                start = newline + 1
+            // An empty line after the last LF changes nothing: a blank line, or one more in an unclosed quote.
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            lines = bytes[start...].split(separator: Byte.newline, omittingEmptySubsequences: false).map { line in
+                line.startIndex..<(line.last == Byte.carriageReturn ? line.endIndex - 1 : line.endIndex)
             }
-            self.lines = lines
         }
 
         mutating func run() {
@@ -157,8 +152,7 @@ extension DotEnvFile {
             start = afterExport(from: start, to: line.upperBound)
 
             guard let equals = bytes[start..<line.upperBound].firstIndex(of: Byte.equals) else {
-                let text = trimmed(start..<line.upperBound)
-                let isName = Self.isName(bytes[text])
+                let isName = Self.isName(bytes[trimmed(start..<line.upperBound)])
                 problems.append(Problem(line: number, reason: isName ? Reason.nameWithoutEquals : Reason.noEquals))
                 return index + 1
             }
@@ -174,15 +168,10 @@ extension DotEnvFile {
             {
                 return quoted(name, at: index, quote: valueStart)
             }
-            var valueEnd = line.upperBound
-            var position = equals + 1
-            while position < line.upperBound {
-                if bytes[position] == Byte.hash, position - 1 > equals, Self.isBlank(bytes[position - 1]) {
-                    valueEnd = position
-                    break
-                }
-                position += 1
-            }
+            let valueEnd =
+                (equals + 1..<line.upperBound).first {
+                    bytes[$0] == Byte.hash && $0 - 1 > equals && Self.isBlank(bytes[$0 - 1])
+                } ?? line.upperBound
             add(name, value: bytes[trimmed(valueStart..<max(valueStart, valueEnd))])
             return index + 1
         }
@@ -200,17 +189,22 @@ extension DotEnvFile {
                 while position < end {
                     let byte = bytes[position]
                     if byte == kind {
-                        return closed(name, value: value, after: position + 1, on: lineIndex)
+                        // After the closing quote only blanks and a comment may follow.
+                        let rest = skipBlanks(from: position + 1, to: end)
+                        if rest < end && bytes[rest] != Byte.hash {
+                            problems.append(Problem(line: name.line, reason: name.problem ?? Reason.textAfterQuote))
+                        } else {
+                            add(name, value: value[...])
+                        }
+                        return lineIndex + 1
                     }
                     if byte == Byte.backslash, position + 1 < end {
                         let next = bytes[position + 1]
-                        if isDouble, let escaped = Self.doubleQuoteEscapes[next] {
+                        let escaped = isDouble ? Self.doubleQuoteEscapes[next] : (next == Byte.singleQuote ? next : nil)
+                        if let escaped {
                             value.append(escaped)
-                        } else if !isDouble && next == Byte.singleQuote {
-                            value.append(next)
                         } else {
-                            value.append(byte)
-                            value.append(next)
+                            value.append(contentsOf: [byte, next])
                         }
                         position += 2
                     } else {
@@ -227,18 +221,6 @@ extension DotEnvFile {
                 position = lines[lineIndex].lowerBound
                 end = lines[lineIndex].upperBound
             }
-        }
-
-        /// Ends a quoted value whose closing quote is just before `position`, on line `lineIndex`.
-        private mutating func closed(_ name: Statement, value: [UInt8], after position: Int, on lineIndex: Int) -> Int {
-            let end = lines[lineIndex].upperBound
-            let rest = skipBlanks(from: position, to: end)
-            if rest < end && bytes[rest] != Byte.hash {
-                problems.append(Problem(line: name.line, reason: name.problem ?? Reason.textAfterQuote))
-            } else {
-                add(name, value: value[...])
-            }
-            return lineIndex + 1
         }
 
         private mutating func add(_ name: Statement, value: ArraySlice<UInt8>) {
@@ -297,17 +279,12 @@ extension DotEnvFile {
         }
 
         private func skipBlanks(from start: Int, to end: Int) -> Int {
-            var position = start
-            while position < end && Self.isBlank(bytes[position]) { position += 1 }
-            return position
+            bytes[start..<end].firstIndex { !Self.isBlank($0) } ?? end
         }
 
         private func trimmed(_ range: Range<Int>) -> Range<Int> {
-            var lower = range.lowerBound
-            var upper = range.upperBound
-            while lower < upper && Self.isBlank(bytes[lower]) { lower += 1 }
-            while upper > lower && Self.isBlank(bytes[upper - 1]) { upper -= 1 }
-            return lower..<upper
+            let lower = skipBlanks(from: range.lowerBound, to: range.upperBound)
+            return lower..<(bytes[lower..<range.upperBound].lastIndex { !Self.isBlank($0) }.map { $0 + 1 } ?? lower)
         }
 
         /// What follows a backslash in double quotes, and what it stands for.

@@ -52,8 +52,7 @@ struct SourceContents: Sendable {
     /// checks for typos); for a `.env` or JSON file the names of its values.
     var listedNames: [String] {
         guard let directory else { return Array(entries.keys) }
-        var reason = ""
-        return (Self.names(inDirectory: directory, reason: &reason) ?? Array(entries.keys)).filter {
+        return (Self.names(inDirectory: directory) ?? Array(entries.keys)).filter {
             !$0.hasPrefix("..")
         }
     }
@@ -99,21 +98,14 @@ struct SourceContents: Sendable {
     private mutating func keep(valuesFrom path: String, of old: SourceContents) -> Bool {
         let inside = path.hasSuffix("/") ? path : path + "/"
         func isFrom(_ file: String) -> Bool { file == path || file.hasPrefix(inside) }
-        var kept = false
-        for (name, entry) in old.entries where isFrom(entry.file) && entries[name] == nil {
-            entries[name] = entry
-            kept = true
-        }
-        for (name, entry) in old.documentEntries where isFrom(entry.file) && documentEntries[name] == nil {
-            documentEntries[name] = entry
-            kept = true
-        }
+        let kept = old.entries.filter { isFrom($0.value.file) && entries[$0.key] == nil }
+        let keptInDocument = old.documentEntries.filter { isFrom($0.value.file) && documentEntries[$0.key] == nil }
+        entries.merge(kept) { current, _ in current }
+        documentEntries.merge(keptInDocument) { current, _ in current }
         // The same bytes as before: the kept values are those bytes' values, and nothing changed in the file.
-        for (file, bytes) in old.fingerprint where isFrom(file) && fingerprint[file] == nil {
-            fingerprint[file] = bytes
-        }
+        fingerprint.merge(old.fingerprint.filter { isFrom($0.key) }) { current, _ in current }
         exists = exists || old.exists
-        return kept
+        return !kept.isEmpty || !keptInDocument.isEmpty
     }
 
     private static func readNow(_ source: ConfigSource, names: Set<String>?, attempt: Int) -> SourceContents {
@@ -219,13 +211,10 @@ struct SourceContents: Sendable {
         return data
     }
 
-    /// The names in the directory at `path` but `.`, `..` and subdirectories; `nil` when it cannot be listed,
-    /// with the system's reason in `reason` (FileManager's error prints as `NSCocoaErrorDomain Code=257 …`).
-    private static func names(inDirectory path: String, reason: inout String) -> [String]? {
-        guard let stream = opendir(path) else {
-            reason = String(cString: strerror(errno))
-            return nil
-        }
+    /// The names in the directory at `path` but `.`, `..` and subdirectories; `nil` when it cannot be listed, with
+    /// the system's reason in `errno` (FileManager's error prints as `NSCocoaErrorDomain Code=257 …`).
+    private static func names(inDirectory path: String) -> [String]? {
+        guard let stream = opendir(path) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
@@ -239,14 +228,6 @@ struct SourceContents: Sendable {
         return names
     }
 
-    /// What the link at `path` holds, or `nil` if it is not a link.
-    private static func linkText(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// One file per value, named by the value's name; only the files named in `wanted` are read (`nil`: all),
     /// the kubelet's own entries (`..data`, `..2026_…`) and directories skipped.
     ///
@@ -256,36 +237,31 @@ struct SourceContents: Sendable {
     /// `..data` leads elsewhere by then: a swap is removing it, and the reading starts again (`vanished`).
     private mutating func readDirectory(_ source: ConfigSource, names wanted: Set<String>?) {
         let dataLink = FileWatcher.joined(source.path, "..data")
-        let target = Self.linkText(dataLink)
+        let target = FileSystem.linkText(ofPath: dataLink)
         let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
         directory = source.path
-        let toRead: [String]
-        if let wanted {
-            // Looked up by name: a directory of 100,000 other files is not listed at each reading.
-            guard access(source.path, R_OK | X_OK) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-                return
+        let toRead: [String]? =
+            if let wanted {
+                // Looked up by name: a directory of 100,000 other files is not listed at each reading.
+                access(source.path, R_OK | X_OK) == 0 ? wanted.filter { !$0.contains("/") } : nil
+            } else {
+                Self.names(inDirectory: source.path)
             }
-            toRead = wanted.filter { !$0.hasPrefix("..") && !$0.contains("/") }
-        } else {
-            var reason = ""
-            guard let names = Self.names(inDirectory: source.path, reason: &reason) else {
-                unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
-                return
-            }
-            toRead = names.filter { !$0.hasPrefix("..") }
+        guard let toRead else {
+            let reason = String(cString: strerror(errno))
+            unreadable.append((source.path, source.description, "it cannot be listed (\(reason))"))
+            return
         }
-        for name in toRead.sorted() {
+        for name in toRead.sorted() where !name.hasPrefix("..") {
             let path = FileWatcher.joined(source.path, name)
             var readPath = path
-            if let generation, let link = Self.linkText(path), link.hasPrefix("..data/") {
+            if let generation, let link = FileSystem.linkText(ofPath: path), link.hasPrefix("..data/") {
                 readPath = FileWatcher.joined(generation, String(link.dropFirst("..data/".count)))
             }
             /// Whether the generation being read was swapped away (`..data` leads elsewhere now: the kubelet removes
             /// the old directory file by file, so a file missing there says nothing until `..data` is looked at).
             func generationIsGone() -> Bool {
-                readPath != path && Self.linkText(dataLink) != target
+                readPath != path && FileSystem.linkText(ofPath: dataLink) != target
             }
             var info = stat()
             guard stat(readPath, &info) == 0 else {
@@ -330,12 +306,9 @@ struct SourceContents: Sendable {
         }
         let environment = ProcessInfo.processInfo.environment
         for (name, entry) in file.values {
-            if let real = environment[name] {
-                entries[name] = Entry(value: .text(real), origin: "environment variable \(name)", file: source.path)
-            } else {
-                entries[name] = Entry(
-                    value: .text(entry.value), origin: ".env file \(source.path) line \(entry.line)", file: source.path)
-            }
+            let real = environment[name]
+            let origin = real == nil ? ".env file \(source.path) line \(entry.line)" : "environment variable \(name)"
+            entries[name] = Entry(value: .text(real ?? entry.value), origin: origin, file: source.path)
         }
     }
 

@@ -33,6 +33,11 @@ final class SourceRegistry: Sendable {
         /// Counts every change of any source's contents: a config resolves its layers from contents of one
         /// generation, and a setting never takes layers older than those it holds.
         var generation: UInt64 = 1
+
+        func snapshot(of sources: [ConfigSource]) -> Snapshot {
+            Snapshot(
+                contents: entries.filter { sources.contains($0.key) }.mapValues(\.contents), generation: generation)
+        }
     }
 
     private let state = Locked(State())
@@ -66,7 +71,7 @@ final class SourceRegistry: Sendable {
                     return true
                 }
             }
-            for source in widened { _ = refresh(source, tellingSubscribers: true) }
+            for source in widened { refresh(source) }
             let missing = state.withLock { state in sources.filter { state.entries[$0] == nil && made[$0] == nil } }
             for source in missing {
                 let wanted = source.format == .directory ? names : nil
@@ -88,27 +93,20 @@ final class SourceRegistry: Sendable {
                     }
                     state.entries[source]?.subscribers[ObjectIdentifier(config.context)] = Subscriber(config: config)
                 }
-                return Snapshot(
-                    contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
-                    generation: state.generation)
+                return state.snapshot(of: sources)
             }
             if snapshot == nil {
                 // Those not installed are read again, with the names they lacked.
                 made = made.filter { source, _ in state.withLock { $0.entries[source] == nil } }
             }
         }
-        var unused: [FileWatcher] = []
         for source in watchersNeeded {
             let watcher: FileWatcher
-            var names: (@Sendable () -> Set<String>)?
-            if source.format == .directory {
-                names = { [weak self] in self?.names(of: source) ?? [] }
-            }
-            let fellBack: @Sendable (String) -> Void = { reason in
-                StorableConfig.report(.watchingByPolling(path: source.path, reason: reason, interval: 0.25))
-            }
+            let names: (@Sendable () -> Set<String>)? =
+                source.format == .directory
+                ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
             do {
-                watcher = try FileWatcher(path: source.path, names: names, onFallback: fellBack) { [weak self] in
+                watcher = try FileWatcher(path: source.path, names: names) { [weak self] in
                     self?.refresh(source)
                 }
             } catch {
@@ -124,11 +122,10 @@ final class SourceRegistry: Sendable {
                 state.entries[source]?.watcher = watcher
                 return true
             }
-            if !kept { unused.append(watcher) }
+            if !kept { watcher.stop(waiting: false) }
         }
-        for watcher in unused { watcher.stop(waiting: false) }
         // A change between the first reading and the watcher's start is not missed.
-        for source in watchersNeeded { _ = refresh(source, tellingSubscribers: true) }
+        for source in watchersNeeded { refresh(source) }
         let problems = state.withLock { state in
             sources.map { ($0, state.entries[$0]?.contents.problems ?? []) }
         }
@@ -136,11 +133,6 @@ final class SourceRegistry: Sendable {
             for problem in list { reportOnce(problem, for: source) }
         }
         return snapshot!
-    }
-
-    /// The names of the files read in the directory `source`.
-    private func names(of source: ConfigSource) -> Set<String> {
-        state.withLock { $0.entries[source]?.names ?? [] }
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
@@ -167,11 +159,7 @@ final class SourceRegistry: Sendable {
 
     /// The current contents of `sources`.
     func snapshot(of sources: [ConfigSource]) -> Snapshot {
-        state.withLock { state in
-            Snapshot(
-                contents: state.entries.filter { sources.contains($0.key) }.mapValues(\.contents),
-                generation: state.generation)
-        }
+        state.withLock { $0.snapshot(of: sources) }
     }
 
     /// Reads every source in use again now, and has every config that reads one resolve its layers and read its
@@ -187,17 +175,13 @@ final class SourceRegistry: Sendable {
         for config in configs.values { config.sourcesChanged(loadingAll: true) }
     }
 
-    /// Reads `source` again; if what it holds changed, reports its problems and tells the configs that read it.
-    func refresh(_ source: ConfigSource) {
-        _ = refresh(source, tellingSubscribers: true)
-    }
-
     /// Reads `source` again and reports its problems if it changed; returns the configs that read it, after
     /// telling them if it changed and `tellingSubscribers`.
     ///
     /// Readings are made one at a time, each installed before the next starts, so that a reading of older bytes
     /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
-    private func refresh(_ source: ConfigSource, tellingSubscribers: Bool) -> [StorableConfig] {
+    @discardableResult
+    private func refresh(_ source: ConfigSource, tellingSubscribers: Bool = true) -> [StorableConfig] {
         readings.lock()
         guard let (last, names) = state.withLock({ state in state.entries[source].map { ($0.contents, $0.names) } })
         else {
@@ -243,10 +227,7 @@ final class SourceRegistry: Sendable {
     /// Reports `problem` unless it was reported for the source's current contents.
     func reportOnce(_ problem: StorableConfigError, for source: ConfigSource) {
         let description = problem.description
-        let first = state.withLock { state -> Bool in
-            guard state.entries[source] != nil else { return true }
-            return state.entries[source]!.reported.insert(description).inserted
-        }
+        let first = state.withLock { $0.entries[source]?.reported.insert(description).inserted ?? true }
         if first { StorableConfig.report(problem) }
     }
 }

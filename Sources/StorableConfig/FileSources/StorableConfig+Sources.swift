@@ -81,12 +81,9 @@ extension StorableConfig {
         let type = type(of: self)
         let sources = configLayers.sources
         // Each source's identity as a layer: its place and what it is.
-        var layers: [String: ConfigSource] = [:]
         let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
         let belowLayers = sources.belowStore.enumerated().map { "below\($0) \($1.description)" }
-        for (layer, source) in zip(aboveLayers + belowLayers, sources.aboveStore + sources.belowStore) {
-            layers[layer] = source
-        }
+        let layers = Dictionary(uniqueKeysWithValues: zip(aboveLayers + belowLayers, allSources))
         var changed: Set<String> = []
         // The launch arguments' and environment variables' problems (found once, at creation), and the files'.
         var argumentProblems: [StorableConfigError] = []

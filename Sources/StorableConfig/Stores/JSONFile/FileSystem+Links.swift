@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Symbolic links on the way to a settings file or a source: where a chain of links ends, and every entry a
 /// watcher must watch for a re-pointed link to be a change.
 extension FileSystem {
@@ -43,7 +35,9 @@ extension FileSystem {
             guard info.st_mode & S_IFMT == S_IFLNK else {
                 return hop == 0 ? nil : try physicalPath(of: current)
             }
-            let target = try linkText(ofPath: current)
+            guard let target = linkText(ofPath: current) else {
+                throw Failure(path: current, operation: "readlink", errno: errno)
+            }
             current = target.hasPrefix("/") ? target : parentDirectory(of: current) + "/" + target
         }
         throw Failure(
@@ -62,18 +56,16 @@ extension FileSystem {
         defer { free(resolved) }
         let name =
             path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.utf8.index(after: $0)...]) } ?? path
-        let base = String(cString: resolved)
-        return base == "/" ? "/" + name : base + "/" + name
+        return FileWatcher.joined(String(cString: resolved), name)
     }
 
-    /// The text of the symbolic link at `path`.
-    private static func linkText(ofPath path: String) throws -> String {
+    /// The text of the symbolic link at `path`, or `nil` (with `errno` set) if it is not a link or cannot be read.
+    static func linkText(ofPath path: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = buffer.withUnsafeMutableBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { readlink(path, $0.baseAddress!, $0.count - 1) }
         }
-        guard count >= 0 else { throw Failure(path: path, operation: "readlink", errno: errno) }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
     }
 
     /// The directory part of `path` as written (no `..` is undone, so that the kernel resolves it from where
@@ -116,7 +108,7 @@ extension FileSystem {
             if info.st_mode & S_IFMT == S_IFLNK {
                 entries.append((directory, component))
                 links += 1
-                guard links <= maximumLinks, let target = try? linkText(ofPath: candidate) else {
+                guard links <= maximumLinks, let target = linkText(ofPath: candidate) else {
                     return (entries, false)
                 }
                 if target.hasPrefix("/") { resolved = "" }

@@ -1,12 +1,12 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+extension FileSystem.Failure {
+    init(path: String, operation: String, errno code: Int32) {
+        self.init(
+            path: path,
+            reason: "\(operation) failed: \(String(cString: strerror(code)))" + FileSystem.advice(for: code))
+    }
+}
 
 /// The POSIX file operations behind ``JSONFileStore``: atomic replacement, advisory locks, identity stamps.
 enum FileSystem {
@@ -15,16 +15,6 @@ enum FileSystem {
         var path: String
         var reason: String
         var description: String { reason }
-
-        init(path: String, reason: String) {
-            self.path = path
-            self.reason = reason
-        }
-
-        init(path: String, operation: String, errno code: Int32) {
-            self.path = path
-            reason = "\(operation) failed: \(String(cString: strerror(code)))" + FileSystem.advice(for: code)
-        }
     }
 
     /// What a person can do about an error number, as a clause to append to the reason.
@@ -70,9 +60,8 @@ enum FileSystem {
     static func kind(ofPath path: String) throws -> Kind {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            let code = errno
-            if code == ENOENT { return .missing }
-            throw Failure(path: path, operation: "stat", errno: code)
+            guard errno != ENOENT else { return .missing }
+            throw Failure(path: path, operation: "stat", errno: errno)
         }
         return kind(of: info)
     }
@@ -102,9 +91,8 @@ enum FileSystem {
     static func contents(ofPath path: String) throws -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw Failure(path: path, operation: "open for reading", errno: code)
+            guard errno != ENOENT else { return nil }
+            throw Failure(path: path, operation: "open for reading", errno: errno)
         }
         defer { close(descriptor) }
         return try readToEnd(of: descriptor, path: path)
@@ -188,7 +176,6 @@ enum FileSystem {
     @discardableResult
     static func replaceFile(at destination: Destination, with data: Data, permissions: mode_t) throws -> Stamp? {
         let path = destination.path
-        let directory = destination.directory
         let serial = temporaryCounter.withLock { counter in
             counter += 1
             return counter
@@ -216,7 +203,7 @@ enum FileSystem {
             return try rewriteInPlace(at: destination, with: data, from: temporary)
         }
         succeeded = true
-        flushDirectory(directory)
+        flushDirectory(destination.directory)
         return stamp
     }
 
@@ -345,13 +332,8 @@ enum FileSystem {
         let wholeSeconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
         let stamp = ISO8601Timestamp.string(from: wholeSeconds)
             .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        var candidate = "\(path).\(suffix)-\(stamp)"
-        var attempt = 1
-        while access(candidate, F_OK) == 0 {
-            attempt += 1
-            candidate = "\(path).\(suffix)-\(stamp)-\(attempt)"
-        }
-        return candidate
+        let base = "\(path).\(suffix)-\(stamp)"
+        return (1...).lazy.map { $0 == 1 ? base : "\(base)-\($0)" }.first { access($0, F_OK) != 0 }!
     }
 
     /// Moves a file aside to a dated name beside it and returns the new path.

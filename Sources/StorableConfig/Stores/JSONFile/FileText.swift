@@ -15,31 +15,20 @@ enum FileText {
     }
 
     /// The file's text for `members`, the raw text of `rawMembers` in place of their values, and the other
-    /// spellings of their keys.
+    /// spellings of their keys: every member's line, sorted by key, each key's other spellings after it.
     static func data(
         members: [String: StoredValue], rawMembers: [String: String], respellings: [ExactKey: Respelling]
     ) -> Data {
-        JSONText.fileData(lines: printed(members, rawMembers, respellings))
-    }
-
-    /// Every member's line, sorted by key, each key's other spellings after it.
-    private static func printed(
-        _ members: [String: StoredValue], _ rawMembers: [String: String], _ respellings: [ExactKey: Respelling]
-    ) -> [[UInt8]] {
-        let sorted = members.keys.sorted()
-        guard !respellings.isEmpty else {
-            return sorted.map { key in JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]) }
-        }
         // Grouped by `String` equality: each key with its other spellings.
         let others = Dictionary(grouping: respellings.keys.map(\.string), by: { $0 })
         var lines: [[UInt8]] = []
-        for key in sorted {
+        for key in members.keys.sorted() {
             lines.append(JSONText.memberLine(key: key, value: members[key]!, raw: rawMembers[key]))
             for other in (others[key] ?? []).sorted(by: ExactKey.bytesPrecede) {
                 let respelling = respellings[ExactKey(other)]!
                 lines.append(JSONText.memberLine(key: other, value: respelling.value, raw: respelling.raw))
             }
         }
-        return lines
+        return JSONText.fileData(lines: lines)
     }
 }

@@ -1,12 +1,6 @@
 #if canImport(Glibc) || canImport(Musl)
     import Foundation
 
-    #if canImport(Glibc)
-        import Glibc
-    #else
-        import Musl
-    #endif
-
     extension FileWatcher {
         /// The process's one inotify instance, shared by every watcher: the kernel allows a user 128 instances
         /// by default (`fs.inotify.max_user_instances`), counted over all the user's processes, so one per watcher
@@ -96,26 +90,17 @@
                 path: String, filter: NameFilter, onChange: @escaping @Sendable () -> Void,
                 onLoss: @escaping @Sendable (String) -> Void
             ) -> Result<Int, Failure> {
-                let inotify: Inotify
-                switch shared() {
-                case .success(let shared): inotify = shared
-                case .failure(let failure): return .failure(failure)
-                }
-                let registration = inotify.state.withLock { state -> Int in
-                    defer { state.nextRegistration += 1 }
-                    state.registrations[state.nextRegistration] = Registration(
-                        path: path, filter: filter, onChange: onChange, onLoss: onLoss)
-                    return state.nextRegistration
-                }
-                if let reason = inotify.watchAnew(registration) {
-                    inotify.state.withLock { state in
-                        if let removed = state.registrations.removeValue(forKey: registration) {
-                            inotify.release(Array(removed.watches.keys), of: registration, in: &state)
-                        }
+                shared().flatMap { inotify in
+                    let registration = inotify.state.withLock { state -> Int in
+                        defer { state.nextRegistration += 1 }
+                        state.registrations[state.nextRegistration] = Registration(
+                            path: path, filter: filter, onChange: onChange, onLoss: onLoss)
+                        return state.nextRegistration
                     }
+                    guard let reason = inotify.watchAnew(registration) else { return .success(registration) }
+                    inotify.state.withLock { _ = inotify.unregister(registration, in: &$0) }
                     return .failure(Failure(reason: reason))
                 }
-                return .success(registration)
             }
 
             /// Stops the registration: `onChange` is not called for it once this returns, unless it runs now on
@@ -124,9 +109,7 @@
                 guard let inotify = instance.withLock({ $0 }) else { return }
                 let semaphore = waiting ? DispatchSemaphore(value: 0) : nil
                 let mustWait = inotify.state.withLock { state -> Bool in
-                    if let removed = state.registrations.removeValue(forKey: registration) {
-                        inotify.release(Array(removed.watches.keys), of: registration, in: &state)
-                    }
+                    _ = inotify.unregister(registration, in: &state)
                     guard let semaphore, state.calling == registration, let reader = state.reader,
                         pthread_equal(reader, pthread_self()) == 0
                     else { return false }
@@ -134,6 +117,13 @@
                     return true
                 }
                 if mustWait { semaphore?.wait() }
+            }
+
+            /// Removes `registration` and ends the watches no one else uses. Called with the lock held.
+            private func unregister(_ registration: Int, in state: inout State) -> Registration? {
+                guard let removed = state.registrations.removeValue(forKey: registration) else { return nil }
+                release(Array(removed.watches.keys), of: registration, in: &state)
+                return removed
             }
 
             /// Stops using `watches` for `registration`, and asks the kernel to end those no one uses any more.
@@ -216,14 +206,7 @@
                         // Watch anew before calling `onChange`, so that what it reads was either there before the
                         // new watches (and is read) or is reported by them: a link on the way may lead elsewhere.
                         if let reason = watchAnew(registration) {
-                            let lost = state.withLock { state -> Registration? in
-                                guard let removed = state.registrations.removeValue(forKey: registration) else {
-                                    return nil
-                                }
-                                release(Array(removed.watches.keys), of: registration, in: &state)
-                                return removed
-                            }
-                            lost?.onLoss(reason)
+                            state.withLock { unregister(registration, in: &$0) }?.onLoss(reason)
                             continue
                         }
                         call(registration)

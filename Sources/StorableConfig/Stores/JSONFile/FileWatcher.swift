@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Calls `onChange` soon after what a path leads to changes: for a file, when it is written in place, replaced
 /// (renamed over), removed or created; for a directory, when an entry in it is added, written in place, replaced
 /// or removed (only the entries `names` gives, and the kubelet's `..` entries, when it is given). Calls may be
@@ -23,7 +15,8 @@ import Foundation
 /// kernel events on the same directories wake a thread of its own at once, and it polls as well for what they do
 /// not report (`FileWatcher+Dispatch.swift`). Elsewhere, with `forcePolling`, and where the kernel's watching
 /// cannot be had (the user's inotify instances or watches are used up), its own thread compares a ``Snapshot`` of
-/// the path every `pollingInterval`; the first such fallback in the process is told to `onFallback`.
+/// the path every `pollingInterval`; the first such fallback in the process is reported
+/// (``StorableConfigError/watchingByPolling(path:reason:interval:)``).
 final class FileWatcher: Sendable {
     /// What a watcher on a thread of its own and its thread share; the pipe is closed when both are done with it.
     private final class Shared: @unchecked Sendable {
@@ -65,13 +58,10 @@ final class FileWatcher: Sendable {
     /// - Parameters:
     ///   - names: For a directory at the end of the path, the names in it that matter (besides the kubelet's
     ///     `..` entries), asked again at each event; `nil`: every name.
-    ///   - onFallback: Told once per process, in plain words, when the kernel's watching cannot be had and the
-    ///     watcher polls instead.
     /// - Throws: `FileSystem.Failure` if the pipe that stops a watching thread cannot be made.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
-        names: (@Sendable () -> Set<String>)? = nil, onFallback: @escaping @Sendable (String) -> Void = { _ in },
-        onChange: @escaping @Sendable () -> Void
+        names: (@Sendable () -> Set<String>)? = nil, onChange: @escaping @Sendable () -> Void
     ) throws {
         let backing = Locked(Backing.starting)
         self.backing = backing
@@ -81,18 +71,16 @@ final class FileWatcher: Sendable {
                 // When the kernel's watching is lost later (a directory on the way that cannot be watched any
                 // more), a thread of its own polls instead, unless the watcher was stopped meanwhile.
                 let lost: @Sendable (String) -> Void = { reason in
-                    Self.fallBack(reason, onFallback)
+                    Self.fallBack(reason, path: path, interval: pollingInterval)
                     let shared = try? Self.startThread(
                         path: path, interval: pollingInterval, forcePolling: true, filter: filter,
                         changedBefore: true, onChange: onChange)
                     let unused = backing.withLock { backing -> Shared? in
-                        guard let shared else { return nil }
-                        switch backing {
-                        case .stopped: return shared
-                        default:
-                            backing = .thread(shared)
+                        guard case .stopped = backing else {
+                            if let shared { backing = .thread(shared) }
                             return nil
                         }
+                        return shared
                     }
                     if let unused { Self.stopThread(unused, waiting: false) }
                 }
@@ -103,7 +91,7 @@ final class FileWatcher: Sendable {
                     }
                     return
                 case .failure(let failure):
-                    Self.fallBack(failure.reason, onFallback)
+                    Self.fallBack(failure.reason, path: path, interval: pollingInterval)
                 }
             }
         #endif
@@ -132,13 +120,13 @@ final class FileWatcher: Sendable {
         }
     }
 
-    /// Tells `onFallback` why the kernel's watching cannot be had, the first time in the process.
-    private static func fallBack(_ reason: String, _ onFallback: @Sendable (String) -> Void) {
+    /// Reports, the first time in the process, why the kernel's watching cannot be had and `path` is polled.
+    private static func fallBack(_ reason: String, path: String, interval: Double) {
         let first = fellBack.withLock { fellBack -> Bool in
             defer { fellBack = true }
             return !fellBack
         }
-        if first { onFallback(reason) }
+        if first { StorableConfig.report(.watchingByPolling(path: path, reason: reason, interval: interval)) }
     }
 
     private static func stopThread(_ shared: Shared, waiting: Bool) {
@@ -149,8 +137,8 @@ final class FileWatcher: Sendable {
         shared.finished.wait()
     }
 
-    /// Starts a thread of its own that watches `path` (kernel events on Apple platforms, else polling) until
-    /// stopped, and returns once the watching has begun.
+    /// Starts a thread of its own that watches `path` (kernel events where they can be had on Apple platforms,
+    /// else polling) until stopped, and returns once the watching has begun.
     private static func startThread(
         path: String, interval: Double, forcePolling: Bool, filter: NameFilter, changedBefore: Bool,
         onChange: @escaping @Sendable () -> Void
@@ -162,41 +150,32 @@ final class FileWatcher: Sendable {
         let started = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             shared.thread = pthread_self()
-            Self.run(
-                path: path, interval: interval, forcePolling: forcePolling, filter: filter, stop: shared.stopRead,
-                started: started, changedBefore: changedBefore, onChange: onChange)
-            shared.finished.signal()
+            // `started` is signalled once the watching has begun, so that `init` returns only then.
+            var announced = false
+            func ready() {
+                guard !announced else { return }
+                announced = true
+                started.signal()
+            }
+            defer { shared.finished.signal() }
+            defer { ready() }
+            #if canImport(Darwin)
+                if !forcePolling {
+                    if Self.watchWithDispatchSources(
+                        path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
+                        onChange: onChange)
+                    {
+                        return
+                    }
+                }
+            #endif
+            // A change between the kernel's last report and the first snapshot would be missed: report one.
+            Self.watchByPolling(
+                path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
+                changedBefore: changedBefore || announced, onChange: onChange)
         }
         started.wait()
         return shared
-    }
-
-    /// A watching thread: kernel events where they can be had on Apple platforms, else polling. `started` is
-    /// signalled once the watching has begun, so that `init` returns only then.
-    private static func run(
-        path: String, interval: Double, forcePolling: Bool, filter: NameFilter, stop: Int32,
-        started: DispatchSemaphore, changedBefore: Bool, onChange: @Sendable () -> Void
-    ) {
-        var announced = false
-        func ready() {
-            guard !announced else { return }
-            announced = true
-            started.signal()
-        }
-        defer { ready() }
-        #if canImport(Darwin)
-            if !forcePolling {
-                if watchWithDispatchSources(
-                    path: path, interval: interval, filter: filter, stop: stop, ready: ready, onChange: onChange)
-                {
-                    return
-                }
-            }
-        #endif
-        // A change between the kernel's last report and the first snapshot would be missed: report one.
-        watchByPolling(
-            path: path, interval: interval, filter: filter, stop: stop, ready: ready,
-            changedBefore: changedBefore || announced, onChange: onChange)
     }
 
     /// Waits up to `milliseconds` (-1: for ever) for the stop signal or for `other` to be readable.
@@ -231,15 +210,11 @@ final class FileWatcher: Sendable {
     struct NameFilter: Sendable {
         let names: (@Sendable () -> Set<String>)?
 
-        /// The names to look at one by one, `..data` included, or `nil` for every name in the directory.
-        func namesToLookAt() -> Set<String>? {
-            names.map { $0().union(["..data"]) }
-        }
-
-        /// Whether an event for `name` matters, given what `names` gave (`nil`: every name matters).
-        static func matters(_ name: String, given names: Set<String>?) -> Bool {
-            guard let names else { return true }
-            return name.hasPrefix("..") || names.contains(name)
+        /// The names in `directory` to look at: those given, `..data` included, looked up one by one without
+        /// listing the directory; or, with none given, every name in it.
+        func namesToLookAt(in directory: String) -> [String] {
+            names.map { Array($0().union(["..data"])) }
+                ?? (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         }
     }
 
@@ -262,11 +237,7 @@ final class FileWatcher: Sendable {
                 return
             }
             var entries: [String: FileSystem.Stamp] = [:]
-            // With a filter, only the names that matter are looked at: the directory is not listed.
-            let names =
-                filter.namesToLookAt().map(Array.init)
-                ?? (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            for name in names {
+            for name in filter.namesToLookAt(in: path) {
                 var entry = stat()
                 // A dangling link has no end to stamp: the link's own stamp stands for it.
                 let entryPath = FileWatcher.joined(path, name)
@@ -285,9 +256,10 @@ final class FileWatcher: Sendable {
         /// The watched path is this directory: every name matters, or those of the watcher's filter.
         var everyName = false
 
-        /// Whether an event for `name` matters, given what the watcher's filter gave (`nil`: no filter).
+        /// Whether an event for `name` matters, given what the watcher's filter gave (`nil`: no filter, every name
+        /// matters; else those it gave and the kubelet's `..` entries).
         func matters(_ name: String, filtered: Set<String>?) -> Bool {
-            names.contains(name) || (everyName && NameFilter.matters(name, given: filtered))
+            names.contains(name) || (everyName && (filtered.map { name.hasPrefix("..") || $0.contains(name) } ?? true))
         }
     }
 
@@ -313,9 +285,7 @@ final class FileWatcher: Sendable {
         var info = stat()
         guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
-        let names =
-            filter.namesToLookAt().map(Array.init) ?? (try? FileManager.default.contentsOfDirectory(atPath: end)) ?? []
-        for name in names {
+        for name in filter.namesToLookAt(in: end) {
             let entry = joined(end, name)
             if lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)

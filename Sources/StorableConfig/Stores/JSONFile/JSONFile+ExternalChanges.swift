@@ -5,20 +5,21 @@ extension JSONFile {
     func noteExternalChanges(
         from previous: [String: StoredValue], _ previousRespellings: [ExactKey: FileText.Respelling]
     ) {
-        if previous != values {
-            for (key, value) in values where previous[key] != value && !isOwnChange(key) {
-                externallyChanged.insert(key)
-            }
-            for key in previous.keys where values[key] == nil && !isOwnChange(key) {
-                externallyChanged.insert(key)
-            }
+        noteChanges(from: previous, to: values, key: { $0 })
+        noteChanges(from: previousRespellings, to: respellings, key: \.string)
+    }
+
+    /// Records the keys of the members that differ between `previous` and `current`, other than this process's
+    /// own changes. Called with `lock` held.
+    private func noteChanges<Key: Hashable, Value: Equatable>(
+        from previous: [Key: Value], to current: [Key: Value], key: (Key) -> String
+    ) {
+        guard previous != current else { return }
+        for (member, value) in current where previous[member] != value && !isOwnChange(key(member)) {
+            externallyChanged.insert(key(member))
         }
-        guard !(previousRespellings.isEmpty && respellings.isEmpty), previousRespellings != respellings else { return }
-        for (key, respelling) in respellings where previousRespellings[key] != respelling && !isOwnChange(key.string) {
-            externallyChanged.insert(key.string)
-        }
-        for key in previousRespellings.keys where respellings[key] == nil && !isOwnChange(key.string) {
-            externallyChanged.insert(key.string)
+        for member in previous.keys where current[member] == nil && !isOwnChange(key(member)) {
+            externallyChanged.insert(key(member))
         }
     }
 

@@ -12,7 +12,6 @@ import Foundation
 /// if the file has none, the first spelling in the file.
 final class JSONFile: @unchecked Sendable {
     let path: String
-    private let lockPath: String
     private let destination: FileSystem.Destination
     // Guarded by `lock`: the file's content as last read or written, with changes not yet written on top.
     private let lock = Lock()
@@ -27,8 +26,6 @@ final class JSONFile: @unchecked Sendable {
     /// The text, as read, of members whose numbers a ``StoredValue`` cannot hold exactly; written back as
     /// they were until this process changes them.
     var rawMembers: [String: String] = [:]
-    /// Where the last write through a symbolic link went, worked out once for the writes that follow.
-    private var linkedDestination: FileSystem.Destination?
     var stamp: FileSystem.Stamp?
     /// Keys whose values a read of the file found changed by someone else, until they are taken.
     var externallyChanged: Set<String> = []
@@ -55,14 +52,9 @@ final class JSONFile: @unchecked Sendable {
                 if case .missing = try FileSystem.kind(ofPath: directory) {
                     try FileSystem.createDirectory(atPath: directory, for: path)
                 }
-                let path = path
-                let fellBack: @Sendable (String) -> Void = { reason in
-                    StorableConfig.report(
-                        .watchingByPolling(path: path, reason: reason, interval: pollingInterval))
+                watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
+                    [weak self] in self?.changedOnDisk()
                 }
-                watcher = try FileWatcher(
-                    path: path, pollingInterval: pollingInterval, forcePolling: forcePolling, onFallback: fellBack
-                ) { [weak self] in self?.changedOnDisk() }
             }
         }
     }
@@ -106,7 +98,6 @@ final class JSONFile: @unchecked Sendable {
 
     private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
-        lockPath = path + ".lock"
         destination = FileSystem.Destination(path: path)
         try failing(on: path) {
             switch try FileSystem.kind(ofPath: path) {
@@ -212,8 +203,7 @@ final class JSONFile: @unchecked Sendable {
                 for key in keys { current[key] = storedValue(forKey: key) }
                 let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
                 updated = result
-                var changes: [String: StoredValue?] = [:]
-                for (key, value) in changed { changes[key] = .some(value) }
+                var changes = changed.mapValues(Optional.some)
                 for key in removed { changes[key] = .some(nil) }
                 try Self.refuseTooDeep(changes)
                 return changes
@@ -225,7 +215,10 @@ final class JSONFile: @unchecked Sendable {
     /// Tells the configs bound to the file of the keys that the last read found changed by someone else.
     /// Called without `lock`; inside a config's write, the configs are told when it ends.
     private func announceExternalChanges() {
-        let keys = takeExternallyChangedKeys()
+        let keys = lock.withLock {
+            defer { externallyChanged = [] }
+            return externallyChanged
+        }
         guard !keys.isEmpty else { return }
         StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
@@ -256,7 +249,7 @@ final class JSONFile: @unchecked Sendable {
                     // takes too.
                     let linkEnd = try FileSystem.endOfLinks(from: path)
                     try FileSystem.withExclusiveLock(
-                        onPath: linkEnd.map { $0 + ".lock" } ?? lockPath, for: linkEnd ?? path
+                        onPath: (linkEnd ?? path) + ".lock", for: linkEnd ?? path
                     ) {
                         try writeLocked(to: linkEnd, applyChanges)
                     }
@@ -279,15 +272,8 @@ final class JSONFile: @unchecked Sendable {
     private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
         let target = linkEnd ?? path
         do {
-            let destination: FileSystem.Destination
-            if linkEnd == nil {
-                destination = self.destination
-            } else if let linked = linkedDestination, linked.path == target {
-                destination = linked
-            } else {
-                destination = FileSystem.Destination(path: target)
-                linkedDestination = destination
-            }
+            // Through a link, worked out at each write (a few microseconds, against the write's milliseconds).
+            let destination = linkEnd.map { FileSystem.Destination(path: $0) } ?? self.destination
             try Self.finishInterruptedRewrite(of: destination)
             // The one look at the path, which also gives the mode to keep.
             let kind = try readFromDisk(at: linkEnd, holdingLock: true)
@@ -308,13 +294,6 @@ final class JSONFile: @unchecked Sendable {
         } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
             failure.reason += " (the settings file \(path) is a symbolic link to it)"
             throw failure
-        }
-    }
-
-    func takeExternallyChangedKeys() -> Set<String> {
-        lock.withLock {
-            defer { externallyChanged = [] }
-            return externallyChanged
         }
     }
 

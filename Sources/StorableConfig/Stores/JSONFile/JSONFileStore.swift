@@ -126,8 +126,7 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the
     ///   changes are then kept in memory and written with the next write that succeeds).
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        var changes: [String: StoredValue?] = [:]
-        for (key, value) in values { changes[key] = .some(value) }
+        var changes = values.mapValues(Optional.some)
         for key in keysToRemove { changes[key] = .some(nil) }
         try file.apply(changes)
     }
