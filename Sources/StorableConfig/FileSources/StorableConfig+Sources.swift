@@ -83,7 +83,7 @@ extension StorableConfig {
         // Each source's identity as a layer: its place and what it is.
         let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
         let belowLayers = sources.belowStore.enumerated().map { "below\($0) \($1.description)" }
-        let layers = Dictionary(uniqueKeysWithValues: zip(aboveLayers + belowLayers, allSources))
+        let layers = Dictionary(uniqueKeysWithValues: zip(aboveLayers + belowLayers, configLayers.allSources))
         var changed: Set<String> = []
         // The launch arguments' and environment variables' problems (found once, at creation), and the files'.
         var argumentProblems: [StorableConfigError] = []
