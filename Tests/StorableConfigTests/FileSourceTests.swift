@@ -301,7 +301,8 @@ final class ServerConfig: StorableConfig, @unchecked Sendable {
 
     /// The sources and overrides for the next instance, which takes them in its initializer.
     static let current = Locked((sources: ConfigSources.none, overrides: ConfigOverrides.none))
-    private static let creation = NSLock()
+    /// Held from setting ``current`` until the instance has taken it (ColorConfig hands its sources over the same way).
+    static let creation = NSLock()
 
     convenience init(store: any ConfigStore, sources: ConfigSources, overrides: ConfigOverrides = .none) {
         Self.creation.lock()

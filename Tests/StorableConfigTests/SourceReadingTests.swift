@@ -82,6 +82,9 @@ final class ColorConfig: StorableConfig, @unchecked Sendable {
     @Setting var color = "red"
 
     convenience init(store: any ConfigStore, sources: ConfigSources) {
+        // The sources are handed over in ServerConfig's, which other suites set at the same time: under its lock.
+        ServerConfig.creation.lock()
+        defer { ServerConfig.creation.unlock() }
         ServerConfig.current.withLock { $0 = (sources, .none) }
         self.init(store: store)
     }
