@@ -26,7 +26,7 @@ struct FuzzRegressionTests {
     }
 
     @Test func everyTargetHasSeeds() {
-        for target in ["json-text", "iso8601", "document-import", "assign-parsing", "dotenv"] {
+        for target in ["json-text", "iso8601", "document-import", "assign-parsing", "dotenv", "evolving-values"] {
             #expect(Self.inputs(of: target).contains { $0.hasPrefix("Corpus/") }, "\(target)")
         }
     }
@@ -49,6 +49,11 @@ struct FuzzRegressionTests {
     @Test(arguments: inputs(of: "assign-parsing"))
     func assignParsing(input: String) throws {
         try Self.check(input, with: AssignParsingFuzzCheck.failure(for:))
+    }
+
+    @Test(arguments: inputs(of: "evolving-values"))
+    func evolvingValues(input: String) throws {
+        try Self.check(input, with: EvolvingValuesFuzzCheck.failure(for:))
     }
 
     @Test(arguments: inputs(of: "dotenv"))

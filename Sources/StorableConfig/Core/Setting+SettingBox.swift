@@ -79,7 +79,18 @@ extension Setting: SettingBox {
         let traits = ValueTraits<Value>.shared
         let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
         do {
-            let value = try traits.decode(stored)
+            let (value, fallbacks) = try decodeFillingGaps(stored, traits: traits)
+            if !quietly {
+                for fallback in fallbacks {
+                    StorableConfig.report(
+                        .invalidValue(
+                            key: "\(key).\(fallback.path)",
+                            value: isSecret ? StorableConfigError.redacted : "\(fallback.stored)",
+                            // A decoder's message may quote the value.
+                            reason: "\(isSecret ? "It is not of the field's type." : fallback.reason) The field reads "
+                                + "the declared default's value, and the stored value is left in place"))
+                }
+            }
             if let check = rules?.check, let reason = check(value) {
                 if isFirstLoad || holdsLayerValue {
                     if !quietly {
@@ -136,6 +147,22 @@ extension Setting: SettingBox {
     }
 
     /// What a report says of a value that arrives after the config's first load and cannot be taken.
+    /// Decodes `stored`; a value that does not decode as it is, written by another version of the type, is read
+    /// with its missing fields, and the fields that do not decode, taken from the declared default (see
+    /// ``ValueEvolution``). Throws the first error when that does not help either.
+    func decodeFillingGaps(
+        _ stored: StoredValue, traits: ValueTraits<Value>
+    ) throws -> (Value, [ValueEvolution.FieldFallback]) {
+        do {
+            return (try traits.decode(stored), [])
+        } catch {
+            guard case .dictionary = stored, let defaultForm = try? traits.encode(defaultValue),
+                let evolved = ValueEvolution.decode(Value.self, from: stored, filling: defaultForm)
+            else { throw error }
+            return evolved
+        }
+    }
+
     private static var keptReason: String {
         "; the setting keeps its last good value, and the stored value is left in place"
     }

@@ -167,7 +167,13 @@ extension Setting {
                     let value: Value
                     switch candidate.value {
                     case .text(let text): value = try parse(text)
-                    case .stored(let stored): value = try ValueTraits<Value>.shared.decode(stored)
+                    case .stored(let stored):
+                        // A source may leave out fields (the default's are read); a field it gives must be valid.
+                        let (decoded, fallbacks) = try decodeFillingGaps(stored, traits: ValueTraits<Value>.shared)
+                        if let fallback = fallbacks.first {
+                            throw StoredValueCoding.Failure(description: fallback.reason)
+                        }
+                        value = decoded
                     }
                     if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
                         problem = reason
