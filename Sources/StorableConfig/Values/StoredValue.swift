@@ -70,10 +70,10 @@ public enum StoredValue: Sendable, Hashable {
         }
     }
 
-    /// Creates the stored form of an unsigned integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
-    static func integer(_ value: UInt64) -> StoredValue {
+    /// Creates the stored form of an integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
+    static func integer(_ value: some BinaryInteger) -> StoredValue {
         if let signed = Int64(exactly: value) { return .int(signed) }
-        return .uint(value)
+        return .uint(UInt64(value))
     }
 
     /// The name of this value's kind, for messages: "a string", "a Boolean", …

@@ -90,7 +90,7 @@ private struct NodeDecoder: Decoder {
         }
     }
 
-    func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
+    func decodeInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type) throws -> Integer {
         let result: Integer?
         switch value {
         case .int(let number): result = Integer(exactly: number)
@@ -216,16 +216,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).decodeString() }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder(for: key).decodeDouble() }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder(for: key).decodeFloat() }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).decodeInteger(type) }
+    func decode<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, forKey key: Key) throws -> Integer {
+        try decoder(for: key).decodeInteger(type)
+    }
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
         try decoder(for: key).decodeValue(type)
     }
@@ -279,16 +272,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: String.Type) throws -> String { try next(type).decodeString() }
     mutating func decode(_ type: Double.Type) throws -> Double { try next(type).decodeDouble() }
     mutating func decode(_ type: Float.Type) throws -> Float { try next(type).decodeFloat() }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type).decodeInteger(type) }
+    mutating func decode<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type) throws -> Integer {
+        try next(type).decodeInteger(type)
+    }
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try next(type).decodeValue(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -313,15 +299,8 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: String.Type) throws -> String { try decoder.decodeString() }
     func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble() }
     func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat() }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
+    func decode<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type) throws -> Integer {
+        try decoder.decodeInteger(type)
+    }
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try decoder.decodeValue(type) }
 }

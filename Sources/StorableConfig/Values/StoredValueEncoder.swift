@@ -249,16 +249,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: String, forKey key: Key) { set(.string(value), key) }
     mutating func encode(_ value: Double, forKey key: Key) { set(EncodingNode.double(value), key) }
     mutating func encode(_ value: Float, forKey key: Key) { set(EncodingNode.float(value), key) }
-    mutating func encode(_ value: Int, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) { set(.int(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) { set(.integer(UInt64(value)), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { set(.integer(value), key) }
+    mutating func encode<Integer: FixedWidthInteger & Encodable>(_ value: Integer, forKey key: Key) {
+        set(.integer(value), key)
+    }
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
         let stored = try EncodingNode.nested(value, at: encoder.path.appending(key))
         set(stored, key)
@@ -295,16 +288,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: String) { append(.string(value)) }
     mutating func encode(_ value: Double) { append(EncodingNode.double(value)) }
     mutating func encode(_ value: Float) { append(EncodingNode.float(value)) }
-    mutating func encode(_ value: Int) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) { append(.int(value)) }
-    mutating func encode(_ value: UInt) { append(.integer(UInt64(value))) }
-    mutating func encode(_ value: UInt8) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) { append(.integer(value)) }
+    mutating func encode<Integer: FixedWidthInteger & Encodable>(_ value: Integer) { append(.integer(value)) }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         let index = encoder.elements.count
         let stored = try EncodingNode.nested(value, at: encoder.path.appending(StoredValueCodingKey(intValue: index)))
@@ -340,16 +324,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: String) { set(.string(value)) }
     mutating func encode(_ value: Double) { set(EncodingNode.double(value)) }
     mutating func encode(_ value: Float) { set(EncodingNode.float(value)) }
-    mutating func encode(_ value: Int) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) { set(.int(value)) }
-    mutating func encode(_ value: UInt) { set(.integer(UInt64(value))) }
-    mutating func encode(_ value: UInt8) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) { set(.integer(value)) }
+    mutating func encode<Integer: FixedWidthInteger & Encodable>(_ value: Integer) { set(.integer(value)) }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         set(try EncodingNode.nested(value, at: encoder.path))
     }
