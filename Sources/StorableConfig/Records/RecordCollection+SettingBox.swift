@@ -4,7 +4,7 @@ import Foundation
 extension RecordCollection: SettingBox {
     func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
         let binding = SettingBinding(context: context, schema: schema, index: index)
-        locked { self.binding = binding }
+        lock.withLock { self.binding = binding }
     }
 
     func endObservation() {}
@@ -46,7 +46,7 @@ extension RecordCollection: SettingBox {
     func load(
         _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
     ) -> (() -> Void)? {
-        let binding = locked { () -> SettingBinding? in self.binding }
+        let binding = lock.withLock { () -> SettingBinding? in self.binding }
         let old = binding?.context.hasChangeObservers == true ? all : []
         let changed: Bool
         switch stored {
@@ -76,9 +76,9 @@ extension RecordCollection: SettingBox {
 
 extension RecordCollection: AnySetting {
     /// The name of the property that declares the collection.
-    public var name: String { locked { binding }?.name ?? "" }
+    public var name: String { lock.withLock { binding }?.name ?? "" }
     /// The keys under which the collection may have been stored before, in search order.
-    public var previousKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    public var previousKeys: [String] { lock.withLock { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
     /// `stored` or `default`: record collections are not overridden.
     public var layer: SettingLayer { isSet ? .stored : .default }
     /// `false`: records are not secret.
