@@ -48,18 +48,15 @@ extension RecordCollection: SettingBox {
     ) -> (() -> Void)? {
         let binding = lock.withLock { () -> SettingBinding? in self.binding }
         let old = binding?.context.hasChangeObservers == true ? all : []
-        let changed: Bool
+        var entries: [String: StoredValue] = [:]
         switch stored {
-        case nil:
-            changed = take(entries: [:], version: version, changedKeys: nil)
-        case .dictionary(let members)?:
-            changed = take(entries: members, version: version, changedKeys: nil)
+        case nil: break
+        case .dictionary(let members)?: entries = members
         case let other? where isFirstLoad:
             StorableConfig.report(
                 .typeMismatch(
                     key: key, expectedType: "dictionary of records", found: other,
                     reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
-            changed = take(entries: [:], version: version, changedKeys: nil)
         case let other?:
             // After the first load, an outside mistake does not empty a running program's collection.
             StorableConfig.report(
@@ -67,9 +64,9 @@ extension RecordCollection: SettingBox {
                     key: key, value: "\(other)",
                     reason: "it is \(other.kindDescription), not a dictionary of records; the collection keeps its "
                         + "records, and the stored value is left in place"))
-            changed = false
+            return nil
         }
-        guard changed, let binding else { return nil }
+        guard take(entries: entries, version: version, changedKeys: nil), let binding else { return nil }
         return { [self] in announce(old: old, binding: binding) }
     }
 }

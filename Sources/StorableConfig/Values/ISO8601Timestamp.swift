@@ -88,12 +88,7 @@ enum ISO8601Timestamp {
         }
         if let interval = secondsBeyondTimestamps(text) { return .date(Date(timeIntervalSinceReferenceDate: interval)) }
         var scanner = Scanner(Array(text.utf8))
-        var sign: Int64 = 1
-        if scanner.take(UInt8(ascii: "-")) {
-            sign = -1
-        } else {
-            _ = scanner.take(UInt8(ascii: "+"))
-        }
+        let sign = scanner.takeSign() ?? 1
         guard let yearDigits = scanner.digits(minimum: 4, maximum: 12),
             scanner.take(UInt8(ascii: "-")), let month = scanner.digits(exactly: 2), (1...12).contains(month),
             scanner.take(UInt8(ascii: "-")), let day = scanner.digits(exactly: 2),

@@ -66,7 +66,8 @@ extension JSONText {
     /// `Decimal`): an integer without a fraction or exponent is ``StoredValue/int(_:)`` (or
     /// ``StoredValue/uint(_:)`` above `Int64.max`), anything else ``StoredValue/double(_:)``.
     static func number(fromText text: String) -> StoredValue {
-        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        {
             if let number = Int64(text) { return .int(number) }
             if let number = UInt64(text) { return .uint(number) }
         }
@@ -299,28 +300,22 @@ extension JSONText {
             } else {
                 try takeDigits()
             }
-            let hasFraction = take(".")
-            if hasFraction { try takeDigits() }
-            let hasExponent = take("e") || take("E")
-            if hasExponent {
+            if take(".") { try takeDigits() }
+            if take("e") || take("E") {
                 _ = take("+") || take("-")
                 try takeDigits()
             }
-            let isInteger = !hasFraction && !hasExponent
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
-            if isInteger {
-                if let number = Int64(text) { return .int(number) }
-                if let number = UInt64(text) { return .uint(number) }
-            }
-            guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
+            let number = JSONText.number(fromText: text)
             // A Double whose shortest text is the same number holds it exactly; any other number keeps its text.
-            guard number.isFinite, let form = JSONNumber.decimalForm(of: text),
-                JSONNumber.decimalForm(of: number.description) == form
+            guard case .double(let double) = number else { return number }
+            guard double.isFinite, let form = JSONNumber.decimalForm(of: text),
+                JSONNumber.decimalForm(of: double.description) == form
             else {
                 sawLossyNumber = true
                 return .number(text)
             }
-            return .double(number)
+            return number
         }
     }
 }

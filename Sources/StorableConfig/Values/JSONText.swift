@@ -47,10 +47,8 @@ enum JSONText {
     /// the same bytes as the object printed pretty, and a final newline.
     static func fileData(lines: [[UInt8]]) -> Data {
         guard !lines.isEmpty else { return Data("{}\n".utf8) }
-        var count = 4
-        for line in lines { count += line.count + 2 }
         var out: [UInt8] = []
-        out.reserveCapacity(count)
+        out.reserveCapacity(lines.reduce(4) { $0 + $1.count + 2 })
         out.append(UInt8(ascii: "{"))
         for (index, line) in lines.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -67,7 +65,13 @@ enum JSONText {
         case .bool(let flag): append(flag ? "true" : "false", to: &out)
         case .int(let number): append(String(number), to: &out)
         case .uint(let number): append(String(number), to: &out)
-        case .double(let number): append(text(of: number), to: &out)
+        // Non-finite numbers have no JSON form: they are written as the strings that `JSONEncoder`'s
+        // `convertToString` strategy and ``StoredValueConvertible`` understand.
+        case .double(let number) where number.isNaN: append("\"NaN\"", to: &out)
+        case .double(let number) where number.isInfinite:
+            append(number < 0 ? "\"-Infinity\"" : "\"Infinity\"", to: &out)
+        // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
+        case .double(let number): append(number.description, to: &out)
         case .number(let text):
             // As read; text that someone made and that is not a JSON number would break the document.
             if isNumber(text) { append(text, to: &out) } else { writeString(text, to: &out) }
@@ -110,15 +114,6 @@ enum JSONText {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
-    }
-
-    /// Non-finite numbers have no JSON form; they are written as the strings that `JSONEncoder`'s
-    /// `convertToString` strategy and ``StoredValueConvertible`` understand.
-    static func text(of number: Double) -> String {
-        if number.isNaN { return "\"NaN\"" }
-        if number.isInfinite { return number < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
-        // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
-        return number.description
     }
 
     /// Writes `text` quoted, escaping `"`, `\` and the control characters (UTF-8 sequences never contain a byte
