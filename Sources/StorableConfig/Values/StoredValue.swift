@@ -59,14 +59,9 @@ public enum StoredValue: Sendable, Hashable {
     /// Whether the value nests more than `limit` arrays and dictionaries; looks no deeper than `limit + 1`.
     func nests(deeperThan limit: Int) -> Bool {
         switch self {
-        case .array(let items):
-            guard limit > 0 else { return true }
-            return items.contains { $0.nests(deeperThan: limit - 1) }
-        case .dictionary(let members):
-            guard limit > 0 else { return true }
-            return members.values.contains { $0.nests(deeperThan: limit - 1) }
-        default:
-            return false
+        case .array(let items): limit <= 0 || items.contains { $0.nests(deeperThan: limit - 1) }
+        case .dictionary(let members): limit <= 0 || members.values.contains { $0.nests(deeperThan: limit - 1) }
+        default: false
         }
     }
 
