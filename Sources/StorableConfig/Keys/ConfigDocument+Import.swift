@@ -13,7 +13,9 @@ extension ConfigDocument {
     ///   nothing is then changed.
     public func apply(to configs: [StorableConfig], mode: ImportMode = .merge) throws(ConfigDocumentError) {
         var problems: [String] = []
-        var planned: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)] = []
+        var changes: [String: StoredValue?] = [:]
+        var storages: Set<ObjectIdentifier> = []
+        var written: StorableConfig?
         for name in self.configs.keys.sorted() {
             guard let entry = self.configs[name] else { continue }
             let matches = Self.configs(named: name, in: configs)
@@ -28,61 +30,44 @@ extension ConfigDocument {
                         + "import into one of them")
                 continue
             }
-            if let values = config.importedValues(entry, documentName: name, problems: &problems) {
+            guard let values = config.importedValues(entry, documentName: name, problems: &problems) else { continue }
+            if mode == .replace {
                 // Secrets the export left out keep their values, whatever the mode.
-                let keep = Set(
-                    zip(config.schema.names, config.schema.keys).filter { entry.secretsOmitted.contains($0.0) }
-                        .map(\.1))
-                planned.append((config, values, keep))
+                for (setting, key) in zip(config.schema.names, config.schema.keys)
+                where !entry.secretsOmitted.contains(setting) {
+                    changes[key] = .some(nil)
+                }
             }
+            for (key, value) in values { changes[key] = .some(value) }
+            let configType = type(of: config)
+            if configType.schemaVersion > 0 {
+                changes[configType.schemaVersionKey] = .some(.int(Int64(configType.schemaVersion)))
+            }
+            storages.insert(ObjectIdentifier(config.context.hub))
+            written = written ?? config
         }
         // One write can only span one storage: a document for configs on several stores is refused, so that an
         // import stays all or nothing.
-        let storages = Set(planned.map { ObjectIdentifier($0.config.context.hub) })
         if storages.count > 1 {
             problems.append(
                 "the configs it covers use \(storages.count) different stores, which cannot change in one write; "
                     + "import into configs that share one store")
         }
         if !problems.isEmpty { throw .doesNotFit(problems) }
-        // One write per storage.
-        var groups: [ObjectIdentifier: [(config: StorableConfig, values: [String: StoredValue], keep: Set<String>)]] =
-            [:]
-        var order: [ObjectIdentifier] = []
-        for item in planned {
-            let hub = ObjectIdentifier(item.config.context.hub)
-            if groups[hub] == nil { order.append(hub) }
-            groups[hub, default: []].append(item)
+        guard let written else { return }
+        let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
+        let origin = ImportOrigin()
+        defer { withExtendedLifetime(origin) {} }
+        do {
+            result = try written.context.hub.update(
+                keys: Array(changes.keys),
+                { values in
+                    for (key, value) in changes { values[key] = value }
+                }, in: written.store, from: ObjectIdentifier(origin))
+        } catch {
+            throw .unreadable("the store of \(type(of: written).configName) failed: \(error)")
         }
-        for hub in order {
-            guard let group = groups[hub], let first = group.first else { continue }
-            var changes: [String: StoredValue?] = [:]
-            for (config, values, keep) in group {
-                if mode == .replace {
-                    for key in config.keys where !keep.contains(key) { changes[key] = .some(nil) }
-                }
-                for (key, value) in values { changes[key] = .some(value) }
-                let type = type(of: config)
-                if type.schemaVersion > 0 {
-                    changes[type.schemaVersionKey] = .some(.int(Int64(type.schemaVersion)))
-                }
-            }
-            let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
-            let origin = ImportOrigin()
-            defer { withExtendedLifetime(origin) {} }
-            do {
-                result = try first.config.context.hub.update(
-                    keys: Array(changes.keys),
-                    { values in
-                        for (key, value) in changes { values[key] = value }
-                    }, in: first.config.store, from: ObjectIdentifier(origin))
-            } catch {
-                throw .unreadable("the store of \(type(of: first.config).configName) failed: \(error)")
-            }
-            if result.failed {
-                throw .unreadable("the store of \(type(of: first.config).configName) could not be written")
-            }
-        }
+        if result.failed { throw .unreadable("the store of \(type(of: written).configName) could not be written") }
     }
 
     /// The configs that a document's config `name` is meant for: those of that name, else those that had it,
@@ -133,14 +118,14 @@ extension StorableConfig {
             byKey[key] = value
             origin[key] = name
         }
+        // The keys a migration read, which need no setting of their own.
         var read: Set<String> = []
         if entry.schemaVersion < type.schemaVersion {
-            let recorder = KeyRecorder()
             let source = byKey
             var values = MigrationValues(
                 namespace: type.namespace, configName: type.configName, settings: settingsForMigration,
                 read: { key in
-                    recorder.keys.insert(key)
+                    read.insert(key)
                     return source[key]
                 })
             do {
@@ -149,7 +134,6 @@ extension StorableConfig {
                 problems.append("\(documentName): \(error)")
                 return nil
             }
-            read = recorder.keys
             for (key, change) in values.changes { byKey[key] = change }
         }
         var result: [String: StoredValue] = [:]
@@ -172,9 +156,4 @@ extension StorableConfig {
         }
         return problems.count == before ? result : nil
     }
-}
-
-/// The keys a migration read, when it runs over a document.
-private final class KeyRecorder {
-    var keys: Set<String> = []
 }

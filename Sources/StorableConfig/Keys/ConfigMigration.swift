@@ -44,23 +44,16 @@ public struct ConfigMigration: Sendable {
 ///
 /// Reads see the changes of earlier steps in the same run. Nothing is written until every step has run.
 public struct MigrationValues {
+    /// A current setting: its key and a check of its type.
+    typealias CurrentSetting = (key: String, readProblem: (StoredValue) -> String?, typeName: String)
+
     let namespace: String
     let configName: String
-    /// The current settings, by name: their key and a check of their type.
-    let settings: [String: (key: String, readProblem: (StoredValue) -> String?, typeName: String)]
+    /// The current settings, by name.
+    let settings: [String: CurrentSetting]
     let read: (String) throws -> StoredValue?
-    private(set) var changes: [String: StoredValue?] = [:]
-
-    init(
-        namespace: String, configName: String,
-        settings: [String: (key: String, readProblem: (StoredValue) -> String?, typeName: String)],
-        read: @escaping (String) throws -> StoredValue?
-    ) {
-        self.namespace = namespace
-        self.configName = configName
-        self.settings = settings
-        self.read = read
-    }
+    /// The steps' changes so far, by key (`nil`: removed).
+    var changes: [String: StoredValue?] = [:]
 
     /// An error of a migration step about one key.
     public struct Failure: Error, CustomStringConvertible {

@@ -5,14 +5,11 @@ extension StorableConfig {
 
     /// The version keys of the class under its previous namespaces and config names, in search order.
     static var earlierSchemaVersionKeys: [String] {
-        var keys: [String] = []
-        for namespace in [namespace] + previousNamespaces {
-            for configName in [configName] + previousConfigNames {
-                let key = "\(namespace).\(configName).@schemaVersion"
-                if key != schemaVersionKey, !keys.contains(key) { keys.append(key) }
-            }
+        let keys = ([namespace] + previousNamespaces).flatMap { namespace in
+            ([configName] + previousConfigNames).map { "\(namespace).\($0).@schemaVersion" }
         }
-        return keys
+        var seen: Set<String> = [schemaVersionKey]
+        return keys.filter { seen.insert($0).inserted }
     }
 
     /// The schema version that `store` holds for this class (under its current or an earlier name), if any.
@@ -48,8 +45,8 @@ extension StorableConfig {
     }
 
     /// The class's settings by name, for ``MigrationValues``.
-    var settingsForMigration: [String: (key: String, readProblem: (StoredValue) -> String?, typeName: String)] {
-        var byName: [String: (key: String, readProblem: (StoredValue) -> String?, typeName: String)] = [:]
+    var settingsForMigration: [String: MigrationValues.CurrentSetting] {
+        var byName: [String: MigrationValues.CurrentSetting] = [:]
         for (index, setting) in settings.enumerated() {
             byName[schema.names[index]] = (schema.keys[index], setting.readProblem, setting.valueTypeName)
         }

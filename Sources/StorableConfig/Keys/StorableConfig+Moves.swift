@@ -80,18 +80,15 @@ extension StorableConfig {
             var changes: [String: StoredValue?] = [:]
             for index in indices {
                 let target = targets[index]
-                let earlierValues = schema.earlierKeys[index].compactMap { key -> String? in
-                    guard let value = snapshot.values[key], settings[index].readProblem(value) == nil else {
-                        return nil
-                    }
-                    return key
+                let readableEarlierKeys = schema.earlierKeys[index].filter { key in
+                    snapshot.values[key].map { settings[index].readProblem($0) == nil } ?? false
                 }
                 // A move that waited, whose current key was written since and its earlier key not: the current
                 // value is the newer one, and the earlier keys are only emptied.
                 if let entry = waiting[target],
                     !entry.earlierWins(current: snapshot.values[target], earlier: snapshot.values[entry.earlierKey])
                 {
-                    for key in earlierValues { changes[key] = .some(nil) }
+                    for key in readableEarlierKeys { changes[key] = .some(nil) }
                     continue
                 }
                 // Every move removes the earlier keys' values in the same write, so a value at an earlier key of
@@ -109,7 +106,7 @@ extension StorableConfig {
                     planned[target] = PendingMoves.Entry(
                         earlierKey: found.key, earlierValue: found.value, currentValue: snapshot.values[target])
                 }
-                for key in earlierValues { changes[key] = .some(nil) }
+                for key in readableEarlierKeys { changes[key] = .some(nil) }
             }
             return changes
         }
@@ -138,8 +135,7 @@ extension StorableConfig {
         let setting = settings[index]
         for key in schema.earlierKeys[index] {
             let candidates = [values[key]] + oldFiles.map { $0.value(forKey: key) }
-            for (position, candidate) in candidates.enumerated() {
-                guard let value = candidate else { continue }
+            for case let (position, value?) in candidates.enumerated() {
                 guard let problem = setting.readProblem(value) else { return (key, value, position == 0) }
                 reports.append(
                     .typeMismatch(
@@ -172,17 +168,14 @@ extension StorableConfig {
         for file in oldFiles {
             for (index, movedValue) in moved {
                 // Only the value that was moved: anything else was written since, and is left alone.
-                let readable = schema.earlierKeys[index].compactMap { key -> (String, StoredValue)? in
-                    guard let value = file.value(forKey: key), value == movedValue else { return nil }
-                    return (key, value)
-                }
-                guard !readable.isEmpty else { continue }
+                let holding = schema.earlierKeys[index].filter { file.value(forKey: $0) == movedValue }
+                guard !holding.isEmpty else { continue }
                 do {
-                    try file.updateValues(forKeys: readable.map(\.0)) { values in
-                        for (key, value) in readable where values[key] == value { values[key] = nil }
+                    try file.updateValues(forKeys: holding) { values in
+                        for key in holding where values[key] == movedValue { values[key] = nil }
                     }
                 } catch {
-                    StorableConfig.report(.writeFailed(key: readable[0].0, reason: "\(error)"))
+                    StorableConfig.report(.writeFailed(key: holding[0], reason: "\(error)"))
                 }
             }
         }

@@ -4,7 +4,7 @@ import Foundation
 extension RecordCollection: SettingBox {
     func bind(schema: ConfigSchema, index: Int, context: ConfigContext) {
         let binding = SettingBinding(context: context, schema: schema, index: index)
-        locked { self.binding = binding }
+        lock.withLock { self.binding = binding }
     }
 
     func endObservation() {}
@@ -43,20 +43,17 @@ extension RecordCollection: SettingBox {
     func load(
         _ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool
     ) -> (() -> Void)? {
-        let binding = locked { () -> SettingBinding? in self.binding }
+        let binding = lock.withLock { () -> SettingBinding? in self.binding }
         let old = binding?.context.hasChangeObservers == true ? all : []
-        let changed: Bool
+        var entries: [String: StoredValue] = [:]
         switch stored {
-        case nil:
-            changed = take(entries: [:], version: version, changedKeys: nil)
-        case .dictionary(let members)?:
-            changed = take(entries: members, version: version, changedKeys: nil)
+        case nil: break
+        case .dictionary(let members)?: entries = members
         case let other? where isFirstLoad:
             StorableConfig.report(
                 .typeMismatch(
                     key: key, expectedType: "dictionary of records", found: other,
                     reason: "it is \(other.kindDescription); the collection reads as empty and the value is kept"))
-            changed = take(entries: [:], version: version, changedKeys: nil)
         case let other?:
             // After the first load, an outside mistake does not empty a running program's collection.
             StorableConfig.report(
@@ -64,18 +61,18 @@ extension RecordCollection: SettingBox {
                     key: key, value: "\(other)",
                     reason: "it is \(other.kindDescription), not a dictionary of records; the collection keeps its "
                         + "records, and the stored value is left in place"))
-            changed = false
+            return nil
         }
-        guard changed, let binding else { return nil }
+        guard take(entries: entries, version: version, changedKeys: nil), let binding else { return nil }
         return { [self] in announce(old: old, binding: binding) }
     }
 }
 
 extension RecordCollection: AnySetting {
     /// The name of the property that declares the collection.
-    public var name: String { locked { binding }?.name ?? "" }
+    public var name: String { lock.withLock { binding }?.name ?? "" }
     /// The keys under which the collection may have been stored before, in search order.
-    public var previousKeys: [String] { locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
+    public var previousKeys: [String] { lock.withLock { binding }.map { $0.schema.earlierKeys[$0.index] } ?? [] }
     /// `stored` or `default`: record collections are not overridden.
     public var layer: SettingLayer { isSet ? .stored : .default }
     /// `false`: records are not secret.

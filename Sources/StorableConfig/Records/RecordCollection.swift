@@ -22,7 +22,7 @@ public final class RecordCollection<Record: Codable & Identifiable & Sendable>: 
 where Record.ID: LosslessStringConvertible & Sendable {
     // Guarded by `lock`, under which the code only copies and swaps references: decoding, sorting and
     // building dictionaries happen outside it, on a snapshot that replaces the old one whole.
-    private let lock = Lock()
+    let lock = Lock()
     private var snapshot = Snapshot(entries: ShardedDictionary(), records: ShardedDictionary(), version: 0)
     var binding: SettingBinding?
     /// Operations whose write failed, applied again before the next one.
@@ -53,13 +53,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
         self.declaredKeys = declaredKeys
     }
 
-    func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    var current: Snapshot { locked { snapshot } }
+    var current: Snapshot { lock.withLock { snapshot } }
 
     // MARK: Reading
 
@@ -67,16 +61,10 @@ where Record.ID: LosslessStringConvertible & Sendable {
     public var all: [Record] {
         recordAccess()
         let current = current
-        if let sorted = locked({ current.sorted }) { return sorted }
-        let sorted: [Record]
-        if let orderKeyPath {
-            sorted = current.records.values.sorted {
-                ($0[keyPath: orderKeyPath], $0.id.description) < ($1[keyPath: orderKeyPath], $1.id.description)
-            }
-        } else {
-            sorted = current.records.values.sorted { $0.id.description < $1.id.description }
-        }
-        locked {
+        if let sorted = lock.withLock({ current.sorted }) { return sorted }
+        let order = { (record: Record) in self.orderKeyPath.map { record[keyPath: $0] } ?? 0 }
+        let sorted = current.records.values.sorted { (order($0), $0.id.description) < (order($1), $1.id.description) }
+        lock.withLock {
             if current.sorted == nil { current.sorted = sorted }
         }
         return sorted
@@ -101,7 +89,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// The key under which the collection is stored.
     public var key: String {
-        locked { binding }?.key ?? ""
+        lock.withLock { binding }?.key ?? ""
     }
 
     /// A new, unique id: a UUID, so that no coordination is needed between instances or processes, and an id
@@ -155,7 +143,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
 
     /// Removes the stored collection, records that do not decode included.
     public func reset() {
-        guard let binding = locked({ binding }) else { return }
+        guard let binding = lock.withLock({ binding }) else { return }
         let old = binding.context.hasChangeObservers ? all : []
         let version = binding.context.write([SettingChange(key: binding.key, stored: nil, typedValue: nil)])
         take(entries: [:], version: version, changedKeys: nil)
@@ -167,7 +155,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
     func encode(_ record: Record) -> StoredValue? {
         do {
             let stored = try ValueTraits<Record>.shared.encode(record)
-            if let orderKeyPath, locked({ orderFieldName }) == nil {
+            if let orderKeyPath, lock.withLock({ orderFieldName }) == nil {
                 var other = record
                 other[keyPath: orderKeyPath] = record[keyPath: orderKeyPath] &+ 1
                 if case .dictionary(let first) = stored,
@@ -175,7 +163,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     let name = first.keys.first(where: { first[$0] != second[$0] })
                 {
                     var replaced: String? = name  // the old value is released after the unlock
-                    locked { swap(&orderFieldName, &replaced) }
+                    lock.withLock { swap(&orderFieldName, &replaced) }
                 }
             }
             return stored
@@ -199,10 +187,10 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// - Throws: ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if the stored
     ///   value is not a dictionary of records: nothing is written.
     func perform(_ operations: [RecordOperation]) throws(StorableConfigError) {
-        if orderKeyPath != nil, locked({ orderFieldName == nil }), let sample = current.records.anyValue {
+        if orderKeyPath != nil, lock.withLock({ orderFieldName == nil }), let sample = current.records.anyValue {
             _ = encode(sample)  // finds the order field's stored name
         }
-        let (binding, pending, orderField) = locked { (self.binding, pendingOperations, orderFieldName) }
+        let (binding, pending, orderField) = lock.withLock { (self.binding, pendingOperations, orderFieldName) }
         let operations = pending + operations
         guard let binding else {
             // A collection outside a config: memory only.
@@ -234,7 +222,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
             var kept = result.failed ? operations : []  // the old value is released after the unlock
-            locked { swap(&pendingOperations, &kept) }
+            lock.withLock { swap(&pendingOperations, &kept) }
             var updatedEntries: [String: StoredValue] = [:]
             if case .dictionary(let members)? = result.value { updatedEntries = members }
             // Others' changes made since the last load show as a different count; then compare every record.
@@ -286,7 +274,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
             }
             let next = Snapshot(entries: entries, records: records, version: newVersion ?? current.version)
             // `current` keeps the replaced snapshot alive until after the unlock.
-            let swapped = locked { () -> Bool in
+            let swapped = lock.withLock { () -> Bool in
                 guard snapshot === current else { return false }
                 snapshot = next
                 return true
@@ -314,6 +302,6 @@ where Record.ID: LosslessStringConvertible & Sendable {
     }
 
     private func recordAccess() {
-        if let binding = locked({ binding }) { binding.recordAccess() }
+        if let binding = lock.withLock({ binding }) { binding.recordAccess() }
     }
 }

@@ -26,17 +26,6 @@ where Record.ID: LosslessStringConvertible & Sendable {
     /// The collection.
     public let wrappedValue: RecordCollection<Record>
 
-    /// Records kept in the order of their ids.
-    public init() {
-        wrappedValue = RecordCollection(orderKeyPath: nil)
-    }
-
-    /// Records kept in the order of `orderedBy`, then of their ids; deletions, insertions and moves keep that
-    /// field numbered 0, 1, 2, … without gaps or duplicates.
-    public init(orderedBy order: WritableKeyPath<Record, Int> & Sendable) {
-        wrappedValue = RecordCollection(orderKeyPath: order)
-    }
-
     /// Records kept in the order of their ids, stored under `key` when one is given, and found, and moved to
     /// their key, under earlier property names or keys, as for ``Setting/init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``.
     public init(key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []) {
@@ -45,8 +34,9 @@ where Record.ID: LosslessStringConvertible & Sendable {
             declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
     }
 
-    /// Records kept in the order of `orderedBy`, stored under `key` when one is given, and found under earlier
-    /// property names or keys.
+    /// Records kept in the order of `orderedBy`, then of their ids; deletions, insertions and moves keep that
+    /// field numbered 0, 1, 2, … without gaps or duplicates. Stored under `key` when one is given, and found
+    /// under earlier property names or keys.
     public init(
         orderedBy order: WritableKeyPath<Record, Int> & Sendable, key: String? = nil, previousNames: [String] = [],
         previousKeys: [String] = []

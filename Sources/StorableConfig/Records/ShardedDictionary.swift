@@ -44,14 +44,11 @@ struct ShardedDictionary<Value> {
 
     /// Some value, if there is one, without gathering them all.
     var anyValue: Value? {
-        for shard in shards where !shard.isEmpty { return shard.first?.value }
-        return nil
+        shards.first { !$0.isEmpty }?.first?.value
     }
 
     /// The entries as one dictionary.
     var dictionary: [String: Value] {
-        var result = [String: Value](minimumCapacity: count)
-        for shard in shards { result.merge(shard) { _, new in new } }
-        return result
+        Dictionary(uniqueKeysWithValues: shards.joined().map { ($0.key, $0.value) })
     }
 }

@@ -88,12 +88,7 @@ enum ISO8601Timestamp {
         }
         if let interval = secondsBeyondTimestamps(text) { return .date(Date(timeIntervalSinceReferenceDate: interval)) }
         var scanner = Scanner(Array(text.utf8))
-        var sign: Int64 = 1
-        if scanner.take(UInt8(ascii: "-")) {
-            sign = -1
-        } else {
-            _ = scanner.take(UInt8(ascii: "+"))
-        }
+        let sign = scanner.takeSign() ?? 1
         guard let yearDigits = scanner.digits(minimum: 4, maximum: 12),
             scanner.take(UInt8(ascii: "-")), let month = scanner.digits(exactly: 2), (1...12).contains(month),
             scanner.take(UInt8(ascii: "-")), let day = scanner.digits(exactly: 2),
@@ -107,7 +102,7 @@ enum ISO8601Timestamp {
         var fraction = ""
         if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
             let start = scanner.position
-            while scanner.position < scanner.bytes.count, scanner.isDigit(scanner.bytes[scanner.position]) {
+            while scanner.position < scanner.bytes.count, JSONNumber.isDigit(scanner.bytes[scanner.position]) {
                 scanner.position += 1
             }
             guard scanner.position > start else { return .invalid }
@@ -130,14 +125,10 @@ enum ISO8601Timestamp {
         // about 3.2e19 seconds): checked, and arranged so that only a result beyond Int64 overflows.
         var days = daysFromCivil(year: year, month: month, day: day) - referenceDay
         var secondOfDay = hour * 3600 + minute * 60 + second - offset
-        while secondOfDay < 0 {
-            secondOfDay += secondsPerDay
-            days -= 1
-        }
-        while secondOfDay >= secondsPerDay {
-            secondOfDay -= secondsPerDay
-            days += 1
-        }
+        // The zone's offset moves the time by less than a day: one day back, none, or one day on.
+        let carry = (secondOfDay + secondsPerDay) / secondsPerDay - 1
+        days += carry
+        secondOfDay -= carry * secondsPerDay
         if days < 0 {
             // Counted back from the end of the day: the day's first second may be just beyond Int64.min when
             // the result is not.
@@ -186,52 +177,27 @@ enum ISO8601Timestamp {
 
     /// The digits of 1 - 0.digits, with as many digits: "9" → "1", "25" → "75", "001" → "999".
     private static func complement(_ digits: String) -> String {
-        var result: [UInt8] = []
-        // 10^k - d, digit by digit from the right: trailing zeros stay, the last non-zero digit d gives 10 - d,
-        // the digits before it 9 - d.
-        var seenNonZero = false
-        for character in digits.utf8.reversed() {
-            let digit = character - UInt8(ascii: "0")
-            if !seenNonZero {
-                if digit == 0 {
-                    result.append(UInt8(ascii: "0"))
-                    continue
-                }
-                seenNonZero = true
-                result.append(UInt8(ascii: "0") + 10 - digit)
-            } else {
-                result.append(UInt8(ascii: "0") + 9 - digit)
-            }
-        }
-        return String(decoding: result.reversed(), as: UTF8.self)
+        var bytes = Array(digits.utf8)
+        guard let last = bytes.lastIndex(where: { $0 != UInt8(ascii: "0") }) else { return digits }
+        // 10^k - d, digit by digit: trailing zeros stay, the last non-zero digit d gives 10 - d, the digits
+        // before it 9 - d.
+        for index in 0..<last { bytes[index] = UInt8(ascii: "9") - bytes[index] + UInt8(ascii: "0") }
+        bytes[last] = UInt8(ascii: "9") - bytes[last] + UInt8(ascii: "1")
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The sign, integer digits and fraction digits of a finite Double's description ("1.25e-05" → false,
     /// "0", "0000125").
     private static func plainDecimal(_ text: String) -> (negative: Bool, integer: String, fraction: String) {
-        var text = Substring(text)
-        let negative = text.hasPrefix("-")
-        if negative { text = text.dropFirst() }
-        var exponent = 0
-        if let index = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            exponent = Int(text[text.index(after: index)...]) ?? 0
-            text = text[..<index]
+        guard let form = JSONNumber.decimalForm(of: text) else { return (false, "0", "") }
+        let digits = String(decoding: form.digits, as: UTF8.self)
+        // How many of the digits stand before the decimal point (none, some, or all and more as zeros).
+        let point = digits.count + form.exponent
+        guard point > 0 else { return (form.negative, "0", String(repeating: "0", count: -point) + digits) }
+        guard point < digits.count else {
+            return (form.negative, digits + String(repeating: "0", count: point - digits.count), "")
         }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        var integer = String(parts[0])
-        var fraction = parts.count > 1 ? String(parts[1]) : ""
-        if exponent > 0 {
-            let moved = String(fraction.prefix(exponent))
-            integer += moved + String(repeating: "0", count: exponent - moved.count)
-            fraction = String(fraction.dropFirst(moved.count))
-        } else if exponent < 0 {
-            let shift = -exponent
-            let padded = String(repeating: "0", count: max(0, shift - integer.count)) + integer
-            fraction = String(padded.suffix(shift)) + fraction
-            integer = String(padded.dropLast(shift))
-        }
-        let trimmedInteger = integer.drop(while: { $0 == "0" })
-        return (negative, trimmedInteger.isEmpty ? "0" : String(trimmedInteger), trimmingTrailingZeros(fraction))
+        return (form.negative, String(digits.prefix(point)), String(digits.dropFirst(point)))
     }
 
     private static func trimmingTrailingZeros(_ digits: String) -> String {
@@ -290,10 +256,6 @@ enum ISO8601Timestamp {
             self.bytes = bytes
         }
 
-        func isDigit(_ byte: UInt8) -> Bool {
-            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-        }
-
         mutating func take(_ byte: UInt8) -> Bool {
             guard position < bytes.count, bytes[position] == byte else { return false }
             position += 1
@@ -314,7 +276,7 @@ enum ISO8601Timestamp {
         mutating func digits(minimum: Int, maximum: Int) -> Int64? {
             var value: Int64 = 0
             var count = 0
-            while count < maximum, position < bytes.count, isDigit(bytes[position]) {
+            while count < maximum, position < bytes.count, JSONNumber.isDigit(bytes[position]) {
                 value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0"))
                 position += 1
                 count += 1

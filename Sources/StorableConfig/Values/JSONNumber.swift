@@ -23,39 +23,33 @@ enum JSONNumber {
     /// The decimal form of `text`, a JSON number or the text of a finite `Double` or `Decimal`; `nil` if it is
     /// not such text.
     static func decimalForm(of text: String) -> DecimalForm? {
-        let utf8 = Substring(text).utf8
-        var index = utf8.startIndex
-        let negative = index < utf8.endIndex && utf8[index] == UInt8(ascii: "-")
-        if negative { index = utf8.index(after: index) }
-        let integerStart = index
-        while index < utf8.endIndex, isDigit(utf8[index]) { index = utf8.index(after: index) }
-        let integerPart = utf8[integerStart..<index]
-        var fractionPart = utf8[index..<index]
-        if index < utf8.endIndex, utf8[index] == UInt8(ascii: ".") {
-            index = utf8.index(after: index)
-            let fractionStart = index
-            while index < utf8.endIndex, isDigit(utf8[index]) { index = utf8.index(after: index) }
-            fractionPart = utf8[fractionStart..<index]
+        var rest = Substring(text).utf8
+        func take(_ options: String) -> UInt8? {
+            guard let byte = rest.first, options.utf8.contains(byte) else { return nil }
+            rest = rest.dropFirst()
+            return byte
         }
+        func takeDigits() -> Substring.UTF8View {
+            let run = rest.prefix(while: isDigit)
+            rest = rest.dropFirst(run.count)
+            return run
+        }
+        let negative = take("-") != nil
+        let integerPart = takeDigits()
+        let fractionPart = take(".") != nil ? takeDigits() : rest.prefix(0)
         guard !integerPart.isEmpty || !fractionPart.isEmpty else { return nil }
         var exponent = 0
-        if index < utf8.endIndex, utf8[index] == UInt8(ascii: "e") || utf8[index] == UInt8(ascii: "E") {
-            index = utf8.index(after: index)
-            var exponentNegative = false
-            if index < utf8.endIndex, utf8[index] == UInt8(ascii: "+") || utf8[index] == UInt8(ascii: "-") {
-                exponentNegative = utf8[index] == UInt8(ascii: "-")
-                index = utf8.index(after: index)
+        if take("eE") != nil {
+            let exponentNegative = take("+-") == UInt8(ascii: "-")
+            let exponentDigits = takeDigits()
+            guard !exponentDigits.isEmpty else { return nil }
+            // Saturates: beyond the limit, the number is out of every range anyway.
+            for byte in exponentDigits where exponent < exponentLimit {
+                exponent = exponent * 10 + Int(byte - UInt8(ascii: "0"))
             }
-            let exponentStart = index
-            while index < utf8.endIndex, isDigit(utf8[index]) {
-                // Saturates: beyond the limit, the number is out of every range anyway.
-                if exponent < exponentLimit { exponent = exponent * 10 + Int(utf8[index] - UInt8(ascii: "0")) }
-                index = utf8.index(after: index)
-            }
-            guard index > exponentStart else { return nil }
             if exponentNegative { exponent = -exponent }
         }
-        guard index == utf8.endIndex else { return nil }
+        guard rest.isEmpty else { return nil }
         // The digits of integer and fraction together, less leading and trailing zeros; the exponent moves by
         // the fraction's length and by the trailing zeros (both at most the text's length).
         var digits = Array(integerPart)
@@ -69,55 +63,16 @@ enum JSONNumber {
             negative: negative, digits: Array(digits[leading..<(digits.count - trailing)]), exponent: exponent)
     }
 
-    /// Whether `text` is a number in JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isValid(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func digits() -> Int {
-            let start = index
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            return index - start
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { return false }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if digits() == 0 {
-            return false
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { return false }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard digits() > 0 else { return false }
-        }
-        return index == bytes.count
-    }
-
     /// The integer that `text` is, exactly, if `Integer` holds it: "1e3" and "3.0" are integers, "2.5" is not,
     /// "18446744073709551616" is no `UInt64`.
     static func integer<Integer: FixedWidthInteger>(_ text: String, as type: Integer.Type) -> Integer? {
         guard let form = decimalForm(of: text) else { return nil }
         guard !form.digits.isEmpty else { return 0 }
-        // UInt64.max has 20 digits.
-        guard form.exponent >= 0, form.digits.count + form.exponent <= 20 else { return nil }
-        var magnitude: UInt64 = 0
-        for byte in form.digits {
-            let (shifted, shiftOverflowed) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, sumOverflowed) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !shiftOverflowed, !sumOverflowed else { return nil }
-            magnitude = sum
-        }
-        for _ in 0..<form.exponent {
-            let (shifted, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
-            guard !overflowed else { return nil }
-            magnitude = shifted
-        }
+        // UInt64.max has 20 digits; `UInt64(_:)` refuses a number beyond it.
+        guard form.exponent >= 0, form.digits.count + form.exponent <= 20,
+            let magnitude = UInt64(
+                String(decoding: form.digits, as: UTF8.self) + String(repeating: "0", count: form.exponent))
+        else { return nil }
         guard form.negative else { return Integer(exactly: magnitude) }
         guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
         return Integer(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
@@ -149,7 +104,7 @@ enum JSONNumber {
         "the number \(text) does not fit in \(typeName)"
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
+    static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }

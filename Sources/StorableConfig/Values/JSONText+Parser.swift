@@ -13,10 +13,7 @@ extension JSONText {
         var parser = Parser(bytes: [UInt8](data))
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.position == parser.bytes.count else {
-            throw parser.error("Unexpected text after the JSON value")
-        }
+        try parser.expectEnd()
         return value
     }
 
@@ -35,18 +32,20 @@ extension JSONText {
     ) {
         var parser = Parser(bytes: [UInt8](data))
         parser.skipWhitespace()
-        guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "{") else {
-            throw parser.error("The top level is not a JSON object")
-        }
+        guard parser.next == UInt8(ascii: "{") else { throw parser.error("The top level is not a JSON object") }
         parser.recordsLossyMembers = true
         guard case .dictionary(let members) = try parser.parseValue(depth: 0) else {
             throw parser.error("The top level is not a JSON object")
         }
-        parser.skipWhitespace()
-        guard parser.position == parser.bytes.count else {
-            throw parser.error("Unexpected text after the JSON value")
-        }
+        try parser.expectEnd()
         return (members, parser.lossyMembers, parser.respelledMembers)
+    }
+
+    /// Whether `text` is a number in JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isNumber(_ text: String) -> Bool {
+        var parser = Parser(bytes: Array(text.utf8))
+        guard parser.position == 0, (try? parser.parseNumber()) != nil else { return false }
+        return parser.position == parser.bytes.count
     }
 
     /// A member of a settings file whose key is canonically equivalent to an earlier member's key but spelled
@@ -67,7 +66,8 @@ extension JSONText {
     /// `Decimal`): an integer without a fraction or exponent is ``StoredValue/int(_:)`` (or
     /// ``StoredValue/uint(_:)`` above `Int64.max`), anything else ``StoredValue/double(_:)``.
     static func number(fromText text: String) -> StoredValue {
-        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        {
             if let number = Int64(text) { return .int(number) }
             if let number = UInt64(text) { return .uint(number) }
         }
@@ -91,6 +91,27 @@ extension JSONText {
 
         func error(_ message: String) -> SyntaxError {
             SyntaxError(message: message, offset: position)
+        }
+
+        /// The byte at `position`, or `nil` at the end of the text.
+        var next: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+        /// Moves past `byte` if it is next.
+        mutating func take(_ byte: Unicode.Scalar) -> Bool {
+            guard next == UInt8(ascii: byte) else { return false }
+            position += 1
+            return true
+        }
+
+        /// Moves past one or more digits.
+        mutating func takeDigits() throws {
+            guard let byte = next, JSONNumber.isDigit(byte) else { throw error("Invalid number") }
+            while let byte = next, JSONNumber.isDigit(byte) { position += 1 }
+        }
+
+        mutating func expectEnd() throws {
+            skipWhitespace()
+            guard position == bytes.count else { throw error("Unexpected text after the JSON value") }
         }
 
         mutating func skipWhitespace() {
@@ -138,21 +159,13 @@ extension JSONText {
             position += 1
             var members: [String: StoredValue] = [:]
             skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return .dictionary(members)
-            }
+            if take("}") { return .dictionary(members) }
             while true {
                 skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                    throw error("Expected a string key in an object")
-                }
+                guard next == UInt8(ascii: "\"") else { throw error("Expected a string key in an object") }
                 let key = try parseString()
                 skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-                    throw error("Expected ':' after an object key")
-                }
-                position += 1
+                guard take(":") else { throw error("Expected ':' after an object key") }
                 skipWhitespace()
                 let valueStart = position
                 if depth == 0 { sawLossyNumber = false }
@@ -163,15 +176,9 @@ extension JSONText {
                     members[key] = value
                 }
                 skipWhitespace()
-                guard position < bytes.count else { throw error("Unexpected end of the JSON text in an object") }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                } else if bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    return .dictionary(members)
-                } else {
-                    throw error("Expected ',' or '}' in an object")
-                }
+                guard next != nil else { throw error("Unexpected end of the JSON text in an object") }
+                if take("}") { return .dictionary(members) }
+                guard take(",") else { throw error("Expected ',' or '}' in an object") }
             }
         }
 
@@ -205,23 +212,14 @@ extension JSONText {
             position += 1
             var items: [StoredValue] = []
             skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                position += 1
-                return .array(items)
-            }
+            if take("]") { return .array(items) }
             while true {
                 skipWhitespace()
                 items.append(try parseValue(depth: depth + 1))
                 skipWhitespace()
-                guard position < bytes.count else { throw error("Unexpected end of the JSON text in an array") }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                } else if bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    return .array(items)
-                } else {
-                    throw error("Expected ',' or ']' in an array")
-                }
+                guard next != nil else { throw error("Unexpected end of the JSON text in an array") }
+                if take("]") { return .array(items) }
+                guard take(",") else { throw error("Expected ',' or ']' in an array") }
             }
         }
 
@@ -268,19 +266,12 @@ extension JSONText {
 
         mutating func parseHex4() throws -> UInt32 {
             guard position + 4 <= bytes.count else { throw error("Truncated \\u escape") }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[position]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw error("Invalid hex digit in a \\u escape")
-                }
-                value = value << 4 | UInt32(digit)
-                position += 1
-            }
+            let digits = bytes[position..<position + 4]
+            // `UInt32(_:radix:)` alone would take a sign.
+            guard digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+                let value = UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
+            else { throw error("Invalid hex digit in a \\u escape") }
+            position += 4
             return value
         }
 
@@ -303,49 +294,28 @@ extension JSONText {
 
         mutating func parseNumber() throws -> StoredValue {
             let start = position
-            var isInteger = true
-            if bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
-            if bytes[position] == UInt8(ascii: "0") {
-                position += 1
-                if position < bytes.count, isDigit(bytes[position]) { throw error("Leading zero in a number") }
+            _ = take("-")
+            if take("0") {
+                if let byte = next, JSONNumber.isDigit(byte) { throw error("Leading zero in a number") }
             } else {
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+                try takeDigits()
             }
-            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-                isInteger = false
-                position += 1
-                guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-            }
-            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
-                isInteger = false
-                position += 1
-                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
-                {
-                    position += 1
-                }
-                guard position < bytes.count, isDigit(bytes[position]) else { throw error("Invalid number") }
-                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            if take(".") { try takeDigits() }
+            if take("e") || take("E") {
+                _ = take("+") || take("-")
+                try takeDigits()
             }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
-            if isInteger {
-                if let number = Int64(text) { return .int(number) }
-                if let number = UInt64(text) { return .uint(number) }
-            }
-            guard let number = Double(text) else { throw SyntaxError(message: "Invalid number", offset: start) }
+            let number = JSONText.number(fromText: text)
             // A Double whose shortest text is the same number holds it exactly; any other number keeps its text.
-            guard number.isFinite, let form = JSONNumber.decimalForm(of: text),
-                JSONNumber.decimalForm(of: number.description) == form
+            guard case .double(let double) = number else { return number }
+            guard double.isFinite, let form = JSONNumber.decimalForm(of: text),
+                JSONNumber.decimalForm(of: double.description) == form
             else {
                 sawLossyNumber = true
                 return .number(text)
             }
-            return .double(number)
-        }
-
-        func isDigit(_ byte: UInt8) -> Bool {
-            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            return number
         }
     }
 }

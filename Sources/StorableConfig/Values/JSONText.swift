@@ -16,8 +16,14 @@ enum JSONText {
     // MARK: Writing
 
     /// Returns `value` as JSON text; `pretty` indents by two spaces, one member per line.
+    ///
+    /// Written byte by byte into one buffer, since appending to a `String` scalar by scalar cost about 500
+    /// instructions per byte of a settings file.
     static func string(from value: StoredValue, pretty: Bool) -> String {
-        String(decoding: bytes(from: value, pretty: pretty), as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, to: &out, pretty: pretty, indent: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// One member of a settings file as the file prints it: two spaces, the quoted key, `": "` and the value,
@@ -41,10 +47,8 @@ enum JSONText {
     /// the same bytes as the object printed pretty, and a final newline.
     static func fileData(lines: [[UInt8]]) -> Data {
         guard !lines.isEmpty else { return Data("{}\n".utf8) }
-        var count = 4
-        for line in lines { count += line.count + 2 }
         var out: [UInt8] = []
-        out.reserveCapacity(count)
+        out.reserveCapacity(lines.reduce(4) { $0 + $1.count + 2 })
         out.append(UInt8(ascii: "{"))
         for (index, line) in lines.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -55,64 +59,51 @@ enum JSONText {
         return Data(out)
     }
 
-    /// The UTF-8 bytes of the text: written byte by byte into one buffer, since appending to a `String`
-    /// scalar by scalar cost about 500 instructions per byte of a settings file.
-    private static func bytes(from value: StoredValue, pretty: Bool) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        write(value, to: &out, pretty: pretty, indent: 0)
-        return out
-    }
-
     private static func write(_ value: StoredValue, to out: inout [UInt8], pretty: Bool, indent: Int) {
         switch value {
         case .null: append("null", to: &out)
         case .bool(let flag): append(flag ? "true" : "false", to: &out)
         case .int(let number): append(String(number), to: &out)
         case .uint(let number): append(String(number), to: &out)
-        case .double(let number): append(text(of: number), to: &out)
+        // Non-finite numbers have no JSON form: they are written as the strings that `JSONEncoder`'s
+        // `convertToString` strategy and ``StoredValueConvertible`` understand.
+        case .double(let number) where number.isNaN: append("\"NaN\"", to: &out)
+        case .double(let number) where number.isInfinite:
+            append(number < 0 ? "\"-Infinity\"" : "\"Infinity\"", to: &out)
+        // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
+        case .double(let number): append(number.description, to: &out)
         case .number(let text):
             // As read; text that someone made and that is not a JSON number would break the document.
-            if JSONNumber.isValid(text) { append(text, to: &out) } else { writeString(text, to: &out) }
+            if isNumber(text) { append(text, to: &out) } else { writeString(text, to: &out) }
         case .string(let text): writeString(text, to: &out)
         case .data(let bytes): writeString(bytes.base64EncodedString(), to: &out)
         case .date(let date): writeString(ISO8601Timestamp.string(from: date), to: &out)
         case .array(let items):
-            guard !items.isEmpty else {
-                append("[]", to: &out)
-                return
-            }
-            out.append(UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                newline(&out, pretty: pretty, indent: indent + 1)
-                write(item, to: &out, pretty: pretty, indent: indent + 1)
-            }
-            newline(&out, pretty: pretty, indent: indent)
-            out.append(UInt8(ascii: "]"))
+            writeContainer(items.map { (nil, $0) }, brackets: ("[", "]"), to: &out, pretty: pretty, indent: indent)
         case .dictionary(let members):
             // The members sorted whole, so that no value is looked up again by its key.
-            writeObject(members.sorted(by: { $0.key < $1.key }), to: &out, pretty: pretty, indent: indent)
+            let sorted = members.sorted(by: { $0.key < $1.key }).map { ($0.key as String?, $0.value) }
+            writeContainer(sorted, brackets: ("{", "}"), to: &out, pretty: pretty, indent: indent)
         }
     }
 
-    private static func writeObject(
-        _ members: [(key: String, value: StoredValue)], to out: inout [UInt8], pretty: Bool, indent: Int
+    /// Writes an array's items (keys `nil`) or an object's members between `brackets`.
+    private static func writeContainer(
+        _ members: [(key: String?, value: StoredValue)], brackets: (Unicode.Scalar, Unicode.Scalar),
+        to out: inout [UInt8], pretty: Bool, indent: Int
     ) {
-        guard !members.isEmpty else {
-            append("{}", to: &out)
-            return
-        }
-        out.append(UInt8(ascii: "{"))
+        out.append(UInt8(ascii: brackets.0))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             newline(&out, pretty: pretty, indent: indent + 1)
-            writeString(member.key, to: &out)
-            append(pretty ? ": " : ":", to: &out)
+            if let key = member.key {
+                writeString(key, to: &out)
+                append(pretty ? ": " : ":", to: &out)
+            }
             write(member.value, to: &out, pretty: pretty, indent: indent + 1)
         }
-        newline(&out, pretty: pretty, indent: indent)
-        out.append(UInt8(ascii: "}"))
+        if !members.isEmpty { newline(&out, pretty: pretty, indent: indent) }
+        out.append(UInt8(ascii: brackets.1))
     }
 
     private static func append(_ text: String, to out: inout [UInt8]) {
@@ -123,15 +114,6 @@ enum JSONText {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
-    }
-
-    /// Non-finite numbers have no JSON form; they are written as the strings that `JSONEncoder`'s
-    /// `convertToString` strategy and ``StoredValueConvertible`` understand.
-    static func text(of number: Double) -> String {
-        if number.isNaN { return "\"NaN\"" }
-        if number.isInfinite { return number < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
-        // Swift prints the shortest text that reads back as the identical Double ("0.1", "1e-05").
-        return number.description
     }
 
     /// Writes `text` quoted, escaping `"`, `\` and the control characters (UTF-8 sequences never contain a byte

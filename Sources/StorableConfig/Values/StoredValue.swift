@@ -59,21 +59,16 @@ public enum StoredValue: Sendable, Hashable {
     /// Whether the value nests more than `limit` arrays and dictionaries; looks no deeper than `limit + 1`.
     func nests(deeperThan limit: Int) -> Bool {
         switch self {
-        case .array(let items):
-            guard limit > 0 else { return true }
-            return items.contains { $0.nests(deeperThan: limit - 1) }
-        case .dictionary(let members):
-            guard limit > 0 else { return true }
-            return members.values.contains { $0.nests(deeperThan: limit - 1) }
-        default:
-            return false
+        case .array(let items): limit <= 0 || items.contains { $0.nests(deeperThan: limit - 1) }
+        case .dictionary(let members): limit <= 0 || members.values.contains { $0.nests(deeperThan: limit - 1) }
+        default: false
         }
     }
 
-    /// Creates the stored form of an unsigned integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
-    static func integer(_ value: UInt64) -> StoredValue {
+    /// Creates the stored form of an integer: ``int(_:)`` when it fits in `Int64`, else ``uint(_:)``.
+    static func integer(_ value: some BinaryInteger) -> StoredValue {
         if let signed = Int64(exactly: value) { return .int(signed) }
-        return .uint(value)
+        return .uint(UInt64(value))
     }
 
     /// The name of this value's kind, for messages: "a string", "a Boolean", …

@@ -19,54 +19,34 @@ enum StoredValueCoding {
     /// Returns the stored form of `value`.
     /// - Throws: ``Failure`` if the value's `Encodable` conformance throws.
     static func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
-        if let nativeType = Value.self as? any StoredValueConvertible.Type {
-            return nativeStoredValue(of: value, as: nativeType)
-        }
+        if let native = Value.self as? any StoredValueConvertible.Type { return native.storedValue(of: value) }
         return try encodeCodable(value)
     }
 
     /// Returns the stored form of `value` through ``StoredValueEncoder``, for types without a native form.
     static func encodeCodable<Value: Encodable>(_ value: Value) throws -> StoredValue {
-        do {
-            return try StoredValueEncoder().encode(value)
-        } catch let error as EncodingError {
-            throw Failure(description: describe(error))
-        } catch {
-            throw Failure(description: "\(error)")
-        }
+        try failingInSentences { try StoredValueEncoder().encode(value) }
     }
 
     /// Returns the value that `stored` holds through ``StoredValueDecoder``, for types without a native form.
     static func decodeCodable<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
+        try failingInSentences { try StoredValueDecoder().decode(Value.self, from: stored) }
+    }
+
+    /// Runs `body`, turning what it throws into a ``Failure`` that says what went wrong and where.
+    private static func failingInSentences<Result>(_ body: () throws -> Result) throws -> Result {
         do {
-            return try StoredValueDecoder().decode(Value.self, from: stored)
-        } catch let error as DecodingError {
-            throw Failure(description: describe(error))
+            return try body()
+        } catch EncodingError.invalidValue(_, let context) {
+            throw Failure(description: sentence(context.debugDescription, path: context.codingPath))
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context)
+        {
+            throw Failure(description: sentence(context.debugDescription, path: context.codingPath))
+        } catch DecodingError.keyNotFound(let key, let context) {
+            throw Failure(description: sentence("No value for key '\(key.stringValue)'", path: context.codingPath))
         } catch {
             throw Failure(description: "\(error)")
-        }
-    }
-
-    private static func nativeStoredValue<Native: StoredValueConvertible>(of value: Any, as type: Native.Type)
-        -> StoredValue
-    {
-        (value as! Native).storedValue
-    }
-
-    private static func describe(_ error: EncodingError) -> String {
-        switch error {
-        case .invalidValue(_, let context): sentence(context.debugDescription, path: context.codingPath)
-        @unknown default: "\(error)"
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            sentence(context.debugDescription, path: context.codingPath)
-        case .keyNotFound(let key, let context):
-            sentence("No value for key '\(key.stringValue)'", path: context.codingPath)
-        @unknown default: "\(error)"
         }
     }
 

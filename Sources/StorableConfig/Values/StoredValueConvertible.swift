@@ -18,6 +18,11 @@ extension StoredValueConvertible {
     static func rejection(of storedValue: StoredValue) -> String {
         "it is \(storedValue.kindDescription)"
     }
+
+    /// The stored form of `value`, which is a `Self`: for a type known only as a metatype.
+    static func storedValue(of value: Any) -> StoredValue {
+        (value as! Self).storedValue
+    }
 }
 
 extension Bool: StoredValueConvertible {
@@ -68,10 +73,7 @@ extension StoredInteger {
         return JSONNumber.doesNotFit(storedValue.description, in: TypeName.of(Self.self))
     }
 
-    var storedValue: StoredValue {
-        if let signed = Int64(exactly: self) { return .int(signed) }
-        return .integer(UInt64(self))
-    }
+    var storedValue: StoredValue { .integer(self) }
 }
 
 extension Int: StoredInteger {}

@@ -90,19 +90,12 @@ private struct NodeDecoder: Decoder {
         }
     }
 
-    func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
-        let result: Integer?
+    func decodeInteger<Integer: StoredInteger>(_ type: Integer.Type) throws -> Integer {
+        if let result = Integer(storedValue: value) { return result }
         switch value {
-        case .int(let number): result = Integer(exactly: number)
-        case .uint(let number): result = Integer(exactly: number)
-        case .double(let number): result = Integer(exactly: number)
-        case .number(let text): result = JSONNumber.integer(text, as: type)
+        case .int, .uint, .double, .number: throw corrupted("The number \(value) does not fit in \(type).")
         default: throw mismatch(type, "a number")
         }
-        guard let result else {
-            throw corrupted("The number \(value) does not fit in \(type).")
-        }
-        return result
     }
 
     func decodeDouble() throws -> Double {
@@ -133,13 +126,10 @@ private struct NodeDecoder: Decoder {
     }
 
     private func decodeDate() throws -> Date {
+        if let date = Date(storedValue: value) { return date }
         switch value {
-        case .date(let date): return date
         case .string(let text):
-            guard let date = ISO8601Timestamp.date(from: text) else {
-                throw corrupted(ISO8601Timestamp.problem(with: text) ?? "\"\(text)\" is not an ISO 8601 date")
-            }
-            return date
+            throw corrupted(ISO8601Timestamp.problem(with: text) ?? "\"\(text)\" is not an ISO 8601 date")
         case .int, .uint, .double, .number:
             // JSONEncoder's default form: seconds since 2001-01-01.
             return Date(timeIntervalSinceReferenceDate: try decodeDouble())
@@ -148,13 +138,9 @@ private struct NodeDecoder: Decoder {
     }
 
     private func decodeData() throws -> Data {
-        switch value {
-        case .data(let data): return data
-        case .string(let text):
-            guard let data = Data(base64Encoded: text) else { throw corrupted("The text is not valid base64.") }
-            return data
-        default: throw mismatch(Data.self, "base64 text")
-        }
+        if let data = Data(storedValue: value) { return data }
+        guard case .string = value else { throw mismatch(Data.self, "base64 text") }
+        throw corrupted("The text is not valid base64.")
     }
 
     private func decodeURL() throws -> URL {
@@ -216,16 +202,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).decodeString() }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder(for: key).decodeDouble() }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder(for: key).decodeFloat() }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder(for: key).decodeInteger(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).decodeInteger(type) }
+    func decode<Integer: StoredInteger & Decodable>(_ type: Integer.Type, forKey key: Key) throws -> Integer {
+        try decoder(for: key).decodeInteger(type)
+    }
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
         try decoder(for: key).decodeValue(type)
     }
@@ -279,16 +258,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: String.Type) throws -> String { try next(type).decodeString() }
     mutating func decode(_ type: Double.Type) throws -> Double { try next(type).decodeDouble() }
     mutating func decode(_ type: Float.Type) throws -> Float { try next(type).decodeFloat() }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type).decodeInteger(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type).decodeInteger(type) }
+    mutating func decode<Integer: StoredInteger & Decodable>(_ type: Integer.Type) throws -> Integer {
+        try next(type).decodeInteger(type)
+    }
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try next(type).decodeValue(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -313,15 +285,8 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: String.Type) throws -> String { try decoder.decodeString() }
     func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble() }
     func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat() }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
+    func decode<Integer: StoredInteger & Decodable>(_ type: Integer.Type) throws -> Integer {
+        try decoder.decodeInteger(type)
+    }
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try decoder.decodeValue(type) }
 }

@@ -162,32 +162,23 @@ private final class NodeEncoder: Encoder {
         case .empty: return nil
         case .single: return single
         case .keyed:
-            guard !nested.isEmpty else { return .dictionary(members) }
             var result = members
             for entry in nested { result[entry.key] = entry.encoder.storedValue ?? .dictionary([:]) }
             return .dictionary(result)
         case .unkeyed:
-            guard !nested.isEmpty else { return .array(elements) }
             var result = elements
             for entry in nested { result[entry.index] = entry.encoder.storedValue ?? .dictionary([:]) }
             return .array(result)
         }
     }
 
-    /// Makes this encoder a keyed container, keeping what an earlier keyed container wrote.
-    func becomeKeyed() {
-        guard kind != .keyed else { return }
-        kind = .keyed
+    /// Makes this encoder a keyed or unkeyed container, keeping what an earlier container of that kind wrote.
+    func become(_ newKind: Kind) {
+        guard kind != newKind else { return }
+        kind = newKind
+        nested = []
         // Copied on the first member, at its capacity, without the unspecialised `init(minimumCapacity:)`.
-        members = emptyMembers
-        nested = []
-    }
-
-    func becomeUnkeyed() {
-        guard kind != .unkeyed else { return }
-        kind = .unkeyed
-        elements = []
-        nested = []
+        if newKind == .keyed { members = emptyMembers } else { elements = [] }
     }
 
     /// Sets a member; a later member with the same key wins, as in JSONEncoder.
@@ -202,7 +193,7 @@ private final class NodeEncoder: Encoder {
         members[key.stringValue] = nil
         nested.removeAll { $0.key == key.stringValue }
         nested.append((key.stringValue, 0, encoder))
-        encoder.start(kind)
+        encoder.become(kind)
         return encoder
     }
 
@@ -211,25 +202,17 @@ private final class NodeEncoder: Encoder {
         let encoder = NodeEncoder(path: path.appending(StoredValueCodingKey(intValue: elements.count)))
         nested.append(("", elements.count, encoder))
         elements.append(.null)
-        encoder.start(kind)
+        encoder.become(kind)
         return encoder
     }
 
-    private func start(_ kind: Kind) {
-        switch kind {
-        case .keyed: becomeKeyed()
-        case .unkeyed: becomeUnkeyed()
-        case .empty, .single: break
-        }
-    }
-
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        becomeKeyed()
+        become(.keyed)
         return KeyedEncodingContainer(KeyedContainer(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        becomeUnkeyed()
+        become(.unkeyed)
         return UnkeyedContainer(encoder: self)
     }
 
@@ -245,20 +228,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func set(_ value: StoredValue, _ key: Key) { encoder.set(value, forKey: key.stringValue) }
 
     mutating func encodeNil(forKey key: Key) { set(.null, key) }
-    mutating func encode(_ value: Bool, forKey key: Key) { set(.bool(value), key) }
-    mutating func encode(_ value: String, forKey key: Key) { set(.string(value), key) }
     mutating func encode(_ value: Double, forKey key: Key) { set(EncodingNode.double(value), key) }
     mutating func encode(_ value: Float, forKey key: Key) { set(EncodingNode.float(value), key) }
-    mutating func encode(_ value: Int, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) { set(.int(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) { set(.integer(UInt64(value)), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { set(.integer(value), key) }
+    /// Bool, String and the integer widths: their native stored form.
+    mutating func encode<Native: StoredValueConvertible & Encodable>(_ value: Native, forKey key: Key) {
+        set(value.storedValue, key)
+    }
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
         let stored = try EncodingNode.nested(value, at: encoder.path.appending(key))
         set(stored, key)
@@ -291,20 +266,12 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     private func append(_ value: StoredValue) { encoder.elements.append(value) }
 
     mutating func encodeNil() { append(.null) }
-    mutating func encode(_ value: Bool) { append(.bool(value)) }
-    mutating func encode(_ value: String) { append(.string(value)) }
     mutating func encode(_ value: Double) { append(EncodingNode.double(value)) }
     mutating func encode(_ value: Float) { append(EncodingNode.float(value)) }
-    mutating func encode(_ value: Int) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) { append(.int(value)) }
-    mutating func encode(_ value: UInt) { append(.integer(UInt64(value))) }
-    mutating func encode(_ value: UInt8) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) { append(.integer(value)) }
+    /// Bool, String and the integer widths: their native stored form.
+    mutating func encode<Native: StoredValueConvertible & Encodable>(_ value: Native) {
+        append(value.storedValue)
+    }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         let index = encoder.elements.count
         let stored = try EncodingNode.nested(value, at: encoder.path.appending(StoredValueCodingKey(intValue: index)))
@@ -336,20 +303,12 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     }
 
     mutating func encodeNil() { set(.null) }
-    mutating func encode(_ value: Bool) { set(.bool(value)) }
-    mutating func encode(_ value: String) { set(.string(value)) }
     mutating func encode(_ value: Double) { set(EncodingNode.double(value)) }
     mutating func encode(_ value: Float) { set(EncodingNode.float(value)) }
-    mutating func encode(_ value: Int) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) { set(.int(value)) }
-    mutating func encode(_ value: UInt) { set(.integer(UInt64(value))) }
-    mutating func encode(_ value: UInt8) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) { set(.integer(value)) }
+    /// Bool, String and the integer widths: their native stored form.
+    mutating func encode<Native: StoredValueConvertible & Encodable>(_ value: Native) {
+        set(value.storedValue)
+    }
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         set(try EncodingNode.nested(value, at: encoder.path))
     }

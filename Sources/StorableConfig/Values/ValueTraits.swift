@@ -24,16 +24,8 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
             encode = { try StoredValueCoding.encodeCodable($0) }
             decode = { try StoredValueCoding.decodeCodable(Value.self, from: $0) }
         }
-        if let equatable = Value.self as? any Equatable.Type {
-            isEqual = Self.equality(equatable)
-        } else {
-            isEqual = nil
-        }
-        if let optional = Value.self as? any OptionalValue.Type {
-            isNil = Self.nilTest(optional)
-        } else {
-            isNil = nil
-        }
+        isEqual = (Value.self as? any Equatable.Type).map { Self.equality($0) }
+        isNil = (Value.self as? any OptionalValue.Type).map { Self.nilTest($0) }
     }
 
     /// The traits of `Value`, made on first use.
