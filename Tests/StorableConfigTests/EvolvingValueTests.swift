@@ -183,7 +183,7 @@ final class DecodingCount: @unchecked Sendable {
     @Test func theFieldOfASecretIsReportedWithoutItsValue() throws {
         ReportedErrors.install()
         let store = InMemoryStore()
-        try store.setValue(
+        store.setValue(
             .dictionary(["width": .string("hunter2"), "height": .int(2)]), forKey: "evolving.SecretWindowV2.window")
         let config = SecretWindowV2(store: store)
         #expect(config.window == WindowV2(width: 800, height: 2))
@@ -194,7 +194,7 @@ final class DecodingCount: @unchecked Sendable {
     @Test func aNestedFieldOfAnotherTypeFallsBackAlone() throws {
         ReportedErrors.install()
         let store = InMemoryStore()
-        try store.setValue(
+        store.setValue(
             .dictionary(["width": .int(1), "height": .int(2), "size": .dictionary(["columns": .bool(true)])]),
             forKey: "evolving.NestedV2.window")
         let config = NestedV2(store: store)
@@ -208,7 +208,7 @@ final class DecodingCount: @unchecked Sendable {
         AssignedV1(store: store).window = WindowV1(width: 1, height: 2, size: SizeV1(columns: 3))
         let config = AssignedV2(store: store)
         config.window.isFullScreen = false
-        guard case .dictionary(let written) = try store.value(forKey: "evolving.Assigned.window"),
+        guard case .dictionary(let written) = store.value(forKey: "evolving.Assigned.window"),
             case .dictionary(let size) = written["size"]
         else {
             Issue.record("the value written is not a dictionary with a size")
@@ -225,7 +225,7 @@ final class DecodingCount: @unchecked Sendable {
         ReportedErrors.install()
         let store = InMemoryStore()
         // Case `advanced` without its `extra`: the default is `advanced` too, so `extra` is the default's.
-        try store.setValue(
+        store.setValue(
             .dictionary(["advanced": .dictionary(["level": .int(7)])]), forKey: "evolving.Layouts.layout")
         #expect(LayoutV2(store: store).layout == .advanced(level: 7, extra: "default"))
         // Version 1's default is `simple`: nothing of it goes into `advanced`, and the setting reads its default
@@ -233,7 +233,7 @@ final class DecodingCount: @unchecked Sendable {
         #expect(LayoutV1(store: store).layout == .simple(level: 1))
         #expect(!ReportedErrors.mentioning("evolving.Layouts.layout").isEmpty)
         #expect(
-            try store.value(forKey: "evolving.Layouts.layout")
+            store.value(forKey: "evolving.Layouts.layout")
                 == .dictionary(["advanced": .dictionary(["level": .int(7)])]))
     }
 
@@ -241,11 +241,11 @@ final class DecodingCount: @unchecked Sendable {
         ReportedErrors.install()
         let store = InMemoryStore()
         ArraysV1(store: store).windows = [WindowV1(width: 5, height: 6)]
-        let stored = try store.value(forKey: "evolving.Arrays.windows")
+        let stored = store.value(forKey: "evolving.Arrays.windows")
         let config = ArraysV2(store: store)
         #expect(config.windows == [])
         #expect(!ReportedErrors.mentioning("evolving.Arrays.windows").isEmpty)
-        #expect(try store.value(forKey: "evolving.Arrays.windows") == stored)
+        #expect(store.value(forKey: "evolving.Arrays.windows") == stored)
     }
 
     @Test func aJSONSourceThatGivesSomeFieldsOfAStructTakesTheRestFromTheDefault() throws {
@@ -262,7 +262,7 @@ final class DecodingCount: @unchecked Sendable {
         // The class's first instance checks that its declared default reads back: made beforehand.
         _ = CountedConfig(store: InMemoryStore())
         let store = InMemoryStore()
-        try store.setValue(.dictionary(["name": .string("stored")]), forKey: "evolving.CountedConfig.counted")
+        store.setValue(.dictionary(["name": .string("stored")]), forKey: "evolving.CountedConfig.counted")
         let before = CountedDecoding.decodings.value
         let config = CountedConfig(store: store)
         #expect(config.counted == CountedDecoding(name: "stored"))
