@@ -30,7 +30,7 @@ extension StorableConfig {
     /// Reads the layers of every setting (launch arguments, environment variables, file sources), before the
     /// stored values are loaded; subscribes to the file sources, which then tell the config of their changes.
     func applyLayers() {
-        guard let layers = ConfigLayers(of: type(of: self), names: schema.names) else { return }
+        guard let layers = ConfigLayers.declared(by: type(of: self), names: schema.names) else { return }
         self.layers = layers
         guard !layers.sources.isEmpty else {
             _ = resolveLayers(layers, SourceRegistry.Snapshot(contents: [:], generation: 0), isFirstLoad: true)

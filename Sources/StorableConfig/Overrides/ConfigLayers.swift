@@ -24,13 +24,20 @@ final class ConfigLayers: Sendable {
         var sourceProblems: [StorableConfigError] = []
     }
 
-    /// The layers that `type` declares for the settings named `names`, or `nil` when it declares none.
-    init?(of type: StorableConfig.Type, names: [String]) {
-        overrides = type.overrides
-        sources = type.sources
+    /// The layers that `type` declares for the settings named `names`, or `nil` when it declares none (then no
+    /// object is made: most configs have no layers).
+    static func declared(by type: StorableConfig.Type, names: [String]) -> ConfigLayers? {
+        let overrides = type.overrides
+        let sources = type.sources
         guard !sources.isEmpty || overrides.environment != nil || overrides.arguments != nil else { return nil }
+        return ConfigLayers(type: type, overrides: overrides, sources: sources, names: names)
+    }
+
+    private init(type: StorableConfig.Type, overrides: ConfigOverrides, sources: ConfigSources, names: [String]) {
+        self.overrides = overrides
+        self.sources = sources
         let configName = type.configName
-        variableNames = names.map { [overrides] in overrides.variableName(configName: configName, name: $0) }
+        variableNames = names.map { overrides.variableName(configName: configName, name: $0) }
         documentNames = names.map { "\(type.namespace).\(configName).\($0)" }
     }
 
