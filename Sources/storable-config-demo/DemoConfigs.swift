@@ -17,7 +17,7 @@ final class AppConfig: DemoConfig {
     @Setting var lastLaunch: Date? = nil
     @Setting(in: 0...1) var volume = 0.8
     @Setting var theme = Theme.system
-    @Setting var window = WindowFrame(width: 800, height: 600)
+    @Setting var window = WindowFrame(width: 800, height: 600, isFullScreen: false)
 }
 
 final class TwitterConfig: DemoConfig {
@@ -50,6 +50,9 @@ enum Theme: String, Codable, Sendable, CaseIterable {
 struct WindowFrame: Codable, Sendable, Equatable {
     var width: Int
     var height: Int
+    /// Added in a later version of the demo: a window stored before reads it from the declared default
+    /// (Docs/SupportedTypes.md, "When your type changes").
+    var isFullScreen: Bool
 }
 
 /// A config as the command line names it: `app`, `twitter`, `facebook`.

@@ -60,7 +60,8 @@ struct DemoTests {
         ("app.launchCount", "-5", "-5"),
         ("app.volume", "0.25", "0.25"),
         ("app.selectedHobbies", #"["sleep", "eat"]"#, #"["sleep","eat"]"#),
-        ("app.window", #"{"width": 1024, "height": 768}"#, #"{"height":768,"width":1024}"#),
+        // A field left out (`isFullScreen`, which the demo's WindowFrame gained) is the declared default's.
+        ("app.window", #"{"width": 1024, "height": 768}"#, #"{"height":768,"isFullScreen":false,"width":1024}"#),
         ("app.theme", "dark", "dark"),
         ("app.nickname", "nick", "nick"),
         ("app.lastLaunch", "2026-11-21T09:30:00+09:00", "2026-11-21T00:30:00Z"),
@@ -72,6 +73,21 @@ struct DemoTests {
         let get = try home.run("get", name)
         #expect(get.status == 0)
         #expect(get.output == printed + "\n")
+    }
+
+    /// The demo's `WindowFrame` gained `isFullScreen`: a window that an earlier version stored keeps its size, reads
+    /// the added field from the declared default, and stays in the file as it was written until it is set.
+    @Test func aWindowStoredBeforeItsTypeGainedAFieldKeepsItsSize() throws {
+        let home = DemoHome()
+        try FileManager.default.createDirectory(
+            at: home.settingsFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let written = #"{"storable-config-demo.AppConfig.window": {"height": 768, "width": 1024}}"#
+        try written.write(to: home.settingsFile, atomically: true, encoding: .utf8)
+        let get = try home.run("get", "app.window")
+        #expect(get.status == 0, "\(get.errorOutput)")
+        #expect(get.output == #"{"height":768,"isFullScreen":false,"width":1024}"# + "\n")
+        #expect(get.errorOutput.isEmpty)
+        #expect(try String(contentsOf: home.settingsFile, encoding: .utf8) == written)
     }
 
     @Test func settingAnOptionalToNullClearsIt() throws {
@@ -170,7 +186,7 @@ struct DemoTests {
         (["set", "app.isFirstLaunch", "yes"], "expected Bool, true or false"),
         (["set", "app.launchCount", "many"], "expected Int, a whole number"),
         (["set", "app.theme", "purple"], "one of: system, light, dark"),
-        (["set", "app.window", "{\"width\": 1}"], "expected WindowFrame, JSON such as"),
+        (["set", "app.window", "{\"width\": \"wide\"}"], "expected WindowFrame, JSON such as"),
         (["set", "app.userName"], "set is missing an argument: storable-config-demo set <config>.<setting> <value>"),
         (["get"], "get is missing an argument"),
         (["get", "app"], "'app' is a config; name one of its settings"),

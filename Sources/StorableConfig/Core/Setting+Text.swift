@@ -58,6 +58,12 @@ extension Setting: AnySetting {
             if case .double(let number) = candidate, !number.isFinite { continue }
             if let value = try? traits.decode(candidate) { return value }
         }
+        // JSON that leaves out fields of a struct takes the declared default's (a field it gives must be valid).
+        if let json = candidates.first, case .dictionary = json,
+            let (value, fallbacks) = try? decodeFillingGaps(json, traits: traits), fallbacks.isEmpty
+        {
+            return value
+        }
         throw StorableConfigError.invalidText(
             key: key, text: isSecret ? StorableConfigError.redacted : text,
             expected: "\(valueTypeName): \(expectedFormat)")
