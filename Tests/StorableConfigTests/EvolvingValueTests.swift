@@ -97,6 +97,18 @@ final class SourcedWindow: EvolvingConfig, @unchecked Sendable {
     @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
 }
 
+final class ParsedV2: EvolvingConfig, @unchecked Sendable {
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
+/// A config whose launch argument gives some fields of a struct.
+final class OverriddenWindow: EvolvingConfig, @unchecked Sendable {
+    override class var overrides: ConfigOverrides {
+        .arguments(["program", "--overridden-window-window", #"{"width": 5}"#])
+    }
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
 /// A value type that counts how often it is decoded.
 struct CountedDecoding: Codable, Sendable, Equatable {
     static let decodings = DecodingCount()
@@ -256,6 +268,21 @@ final class DecodingCount: @unchecked Sendable {
         #expect(
             config.window == WindowV2(width: 5, height: 480, size: SizeV2(columns: 100, rows: 9), isFullScreen: true))
         #expect(config.$window.layer == .file)
+    }
+
+    @Test func anOverrideOrATextThatGivesSomeFieldsTakesTheRestFromTheDefault() throws {
+        let config = OverriddenWindow(store: InMemoryStore())
+        #expect(
+            config.window == WindowV2(width: 5, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true))
+        #expect(config.$window.layer == .argument)
+        // Text assigned as the demo's `set` does: the fields left out are the declared default's.
+        let assigned = ParsedV2(store: InMemoryStore())
+        try assigned.$window.assign(parsing: #"{"height": 7, "size": {"columns": 1}}"#)
+        #expect(
+            assigned.window == WindowV2(width: 640, height: 7, size: SizeV2(columns: 1, rows: 30), isFullScreen: true))
+        // A field given with another type makes the text invalid.
+        #expect(throws: StorableConfigError.self) { try assigned.$window.assign(parsing: #"{"height": "tall"}"#) }
+        #expect(assigned.window.height == 7)
     }
 
     @Test func aValueThatMatchesItsTypeIsDecodedOnce() throws {
