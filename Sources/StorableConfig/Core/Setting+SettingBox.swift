@@ -79,7 +79,8 @@ extension Setting: SettingBox {
         let traits = ValueTraits<Value>.shared
         let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
         do {
-            let (value, fallbacks) = try decodeFillingGaps(stored, traits: traits)
+            var fallbacks: [ValueEvolution.FieldFallback] = []
+            let value = try decodeFillingGaps(stored, traits: traits, fallbacks: &fallbacks)
             if !quietly {
                 for fallback in fallbacks {
                     StorableConfig.report(
@@ -146,23 +147,32 @@ extension Setting: SettingBox {
         }
     }
 
-    /// What a report says of a value that arrives after the config's first load and cannot be taken.
     /// Decodes `stored`; a value that does not decode as it is, written by another version of the type, is read
     /// with its missing fields, and the fields that do not decode, taken from the declared default (see
-    /// ``ValueEvolution``). Throws the first error when that does not help either.
+    /// ``ValueEvolution``), which are added to `fallbacks`. Throws the first error when that does not help either.
+    /// (No tuple of `Value` is returned: it would cost a lookup of its metadata at every load.)
     func decodeFillingGaps(
-        _ stored: StoredValue, traits: ValueTraits<Value>
-    ) throws -> (Value, [ValueEvolution.FieldFallback]) {
+        _ stored: StoredValue, traits: ValueTraits<Value>, fallbacks: inout [ValueEvolution.FieldFallback]
+    ) throws -> Value {
         do {
-            return (try traits.decode(stored), [])
+            return try traits.decode(stored)
         } catch {
-            guard case .dictionary = stored, let defaultForm = try? traits.encode(defaultValue),
-                let evolved = ValueEvolution.decode(Value.self, from: stored, filling: defaultForm)
-            else { throw error }
-            return evolved
+            guard let filled = fillingGaps(of: stored, traits: traits) else { throw error }
+            fallbacks += filled.fallbacks
+            return filled.value
         }
     }
 
+    /// `stored`, which does not decode as it is, read with its gaps filled from the declared default; `nil` when
+    /// a gap has nothing to fill it.
+    func fillingGaps(
+        of stored: StoredValue, traits: ValueTraits<Value>
+    ) -> (value: Value, fallbacks: [ValueEvolution.FieldFallback])? {
+        guard case .dictionary = stored, let defaultForm = try? traits.encode(defaultValue) else { return nil }
+        return ValueEvolution.decode(Value.self, from: stored, filling: defaultForm)
+    }
+
+    /// What a report says of a value that arrives after the config's first load and cannot be taken.
     private static var keptReason: String {
         "; the setting keeps its last good value, and the stored value is left in place"
     }

@@ -59,10 +59,8 @@ extension Setting: AnySetting {
             if let value = try? traits.decode(candidate) { return value }
         }
         // JSON that leaves out fields of a struct takes the declared default's (a field it gives must be valid).
-        if let json = candidates.first, case .dictionary = json,
-            let (value, fallbacks) = try? decodeFillingGaps(json, traits: traits), fallbacks.isEmpty
-        {
-            return value
+        if let json = candidates.first, let filled = fillingGaps(of: json, traits: traits), filled.fallbacks.isEmpty {
+            return filled.value
         }
         throw StorableConfigError.invalidText(
             key: key, text: isSecret ? StorableConfigError.redacted : text,

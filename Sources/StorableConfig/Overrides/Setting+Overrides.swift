@@ -169,11 +169,11 @@ extension Setting {
                     case .text(let text): value = try parse(text)
                     case .stored(let stored):
                         // A source may leave out fields (the default's are read); a field it gives must be valid.
-                        let (decoded, fallbacks) = try decodeFillingGaps(stored, traits: ValueTraits<Value>.shared)
+                        var fallbacks: [ValueEvolution.FieldFallback] = []
+                        value = try decodeFillingGaps(stored, traits: ValueTraits<Value>.shared, fallbacks: &fallbacks)
                         if let fallback = fallbacks.first {
                             throw StoredValueCoding.Failure(description: fallback.reason)
                         }
-                        value = decoded
                     }
                     if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
                         problem = reason
