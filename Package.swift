@@ -30,10 +30,17 @@ let package = Package(
             exclude: ["generate-configs.sh"]),
         // malloc's statistics, which Swift's Glibc module does not export, for the benchmarks' memory figure.
         .target(name: "CAllocationStatistics"),
+        // Two versions of one program, for the tests of values that survive a change of their type.
+        .executableTarget(
+            name: "window-v1", dependencies: ["StorableConfig", "StorableConfigEtcd"], path: "Tests/Programs/window-v1"),
+        .executableTarget(
+            name: "window-v2", dependencies: ["StorableConfig", "StorableConfigEtcd"], path: "Tests/Programs/window-v2"),
         .testTarget(
             name: "StorableConfigTests",
             dependencies: [
                 "StorableConfig", "StorableConfigTesting", "storable-config-demo", "storable-config-stress",
+                "window-v1",
+                "window-v2",
             ],
             // Files that earlier versions wrote, read by the tests from their place in the source tree.
             exclude: ["Fixtures"]
@@ -42,7 +49,10 @@ let package = Package(
         // when the binary is missing.
         .testTarget(
             name: "StorableConfigEtcdTests",
-            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigTesting", "storable-config-demo"]
+            dependencies: [
+                "StorableConfig", "StorableConfigEtcd", "StorableConfigTesting", "storable-config-demo", "window-v1",
+                "window-v2",
+            ]
         ),
         // Built with the isolation that new Xcode app targets use, to prove that a
         // config subclass declared in such a module compiles and works.

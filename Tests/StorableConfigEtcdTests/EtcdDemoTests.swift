@@ -58,7 +58,7 @@ extension EtcdStoreTests {
 
     private func demo(_ arguments: [String], output: Pipe) throws -> Process {
         let process = Process()
-        process.executableURL = try Self.builtDemo()
+        process.executableURL = try Self.builtProgram("storable-config-demo")
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -74,10 +74,18 @@ extension EtcdStoreTests {
     static func runDemo(
         _ arguments: [String], environment: [String: String]? = nil
     ) throws -> (status: Int32, output: String, errorOutput: String) {
+        try runProgram("storable-config-demo", arguments, environment: environment)
+    }
+
+    /// Runs `name`, an executable built beside the tests, with `arguments` to its end: its exit status, standard
+    /// output and standard error.
+    static func runProgram(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String, errorOutput: String) {
         let output = Pipe()
         let errors = Pipe()
         let process = Process()
-        process.executableURL = try builtDemo()
+        process.executableURL = try builtProgram(name)
         process.arguments = arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = output
@@ -89,7 +97,7 @@ extension EtcdStoreTests {
         return (process.terminationStatus, text, errorText)
     }
 
-    private static func builtDemo() throws -> URL {
+    private static func builtProgram(_ name: String) throws -> URL {
         #if canImport(Darwin)
             // The test bundle sits beside the products; the running executable is Xcode's or SwiftPM's runner.
             let running =
@@ -100,11 +108,11 @@ extension EtcdStoreTests {
         #endif
         var directory = running.deletingLastPathComponent()
         for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("storable-config-demo")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        throw EtcdTestError(description: "storable-config-demo is not built")
+        throw EtcdTestError(description: "\(name) is not built")
     }
 
     /// Reads from `handle` until the text read contains `text`, or `timeout` seconds pass.

@@ -34,11 +34,26 @@ extension Setting: SettingBox {
 
     func readProblem(_ stored: StoredValue) -> String? {
         do {
-            let value = try ValueTraits<Value>.shared.decode(stored)
+            // Fields that a value written by another version of the type lacks are filled; a field that is
+            // there must be valid.
+            var fallbacks: [ValueEvolution.FieldFallback] = []
+            let value = try decodeFillingGaps(stored, traits: ValueTraits<Value>.shared, fallbacks: &fallbacks)
+            if let fallback = fallbacks.first {
+                return isSecret
+                    ? "its field \(fallback.path) is not of the field's type" : "\(fallback.path): \(fallback.reason)"
+            }
             return rules?.check?(value)
         } catch {
             // A decoder's message may quote the value.
             return isSecret ? "it is not \(TypeName.withArticle(valueTypeName))" : "\(error)"
+        }
+    }
+
+    func keepingUnknownMembers(of old: StoredValue, in new: StoredValue) -> StoredValue {
+        let traits = ValueTraits<Value>.shared
+        guard !traits.isNative else { return new }
+        return ValueEvolution.keepingUnknownMembers(of: old, in: new, as: Value.self) {
+            try? traits.encode(defaultValue)
         }
     }
 
@@ -85,7 +100,7 @@ extension Setting: SettingBox {
                 for fallback in fallbacks {
                     StorableConfig.report(
                         .invalidValue(
-                            key: "\(key).\(fallback.path)",
+                            key: key + (fallback.path.hasPrefix("[") ? "" : ".") + fallback.path,
                             value: isSecret ? StorableConfigError.redacted : "\(fallback.stored)",
                             // A decoder's message may quote the value.
                             reason: "\(isSecret ? "It is not of the field's type." : fallback.reason) The field reads "
@@ -168,8 +183,9 @@ extension Setting: SettingBox {
     func fillingGaps(
         of stored: StoredValue, traits: ValueTraits<Value>
     ) -> (value: Value, fallbacks: [ValueEvolution.FieldFallback])? {
-        guard case .dictionary = stored, let defaultForm = try? traits.encode(defaultValue) else { return nil }
-        return ValueEvolution.decode(Value.self, from: stored, filling: defaultForm)
+        guard !traits.isNative else { return nil }
+        return ValueEvolution.decode(Value.self, from: stored, filling: try? traits.encode(defaultValue))
+            .map { ($0.value, $0.notes.fallbacks) }
     }
 
     /// What a report says of a value that arrives after the config's first load and cannot be taken.

@@ -15,7 +15,7 @@ extension Setting {
 
     /// Encodes `newValue` and writes it.
     func assign(_ newValue: Value, through binding: SettingBinding, traits: ValueTraits<Value>) {
-        let stored: StoredValue?
+        var stored: StoredValue?
         if removesOnNil, traits.isNil?(newValue) == true {
             stored = nil
         } else {
@@ -25,8 +25,24 @@ extension Setting {
                 encodingFailed(newValue, error: error, binding: binding)
                 return
             }
+            if !traits.isNative, case .dictionary? = stored {
+                stored = keepingUnknownMembers(in: stored, binding: binding, traits: traits)
+            }
         }
         write(newValue, stored: stored, through: binding, traits: traits)
+    }
+
+    /// `encoded` with the members of the stored value that this version of the type does not know (fields a
+    /// newer version added) carried over, so that a newer version reading it again loses nothing (see
+    /// ``ValueEvolution/keepingUnknownMembers(of:in:as:filling:)``).
+    @inline(never)
+    func keepingUnknownMembers(
+        in encoded: StoredValue?, binding: SettingBinding, traits: ValueTraits<Value>
+    ) -> StoredValue? {
+        guard let encoded, let old = try? binding.context.store.value(forKey: binding.key) else { return encoded }
+        return ValueEvolution.keepingUnknownMembers(of: old, in: encoded, as: Value.self) {
+            try? traits.encode(defaultValue)
+        }
     }
 
     /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,

@@ -16,6 +16,8 @@ extension ConfigDocument {
         var changes: [String: StoredValue?] = [:]
         var storages: Set<ObjectIdentifier> = []
         var written: StorableConfig?
+        // The settings written, which keep what a newer version stored that they do not know.
+        var boxes: [String: any SettingBox] = [:]
         for name in self.configs.keys.sorted() {
             guard let entry = self.configs[name] else { continue }
             let matches = Self.configs(named: name, in: configs)
@@ -31,6 +33,9 @@ extension ConfigDocument {
                 continue
             }
             guard let values = config.importedValues(entry, documentName: name, problems: &problems) else { continue }
+            for (index, key) in config.schema.keys.enumerated() where values[key] != nil {
+                boxes[key] = config.settings[index]
+            }
             if mode == .replace {
                 // Secrets the export left out keep their values, whatever the mode.
                 for (setting, key) in zip(config.schema.names, config.schema.keys)
@@ -62,7 +67,13 @@ extension ConfigDocument {
             result = try written.context.hub.update(
                 keys: Array(changes.keys),
                 { values in
-                    for (key, value) in changes { values[key] = value }
+                    for (key, value) in changes {
+                        if let old = values[key], let value, let box = boxes[key] {
+                            values[key] = box.keepingUnknownMembers(of: old, in: value)
+                        } else {
+                            values[key] = value
+                        }
+                    }
                 }, in: written.store, from: ObjectIdentifier(origin))
         } catch {
             throw .unreadable("the store of \(type(of: written).configName) failed: \(error)")

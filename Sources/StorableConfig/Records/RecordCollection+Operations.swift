@@ -21,7 +21,9 @@ extension RecordCollection {
         for operation in operations {
             switch operation {
             case .put(let records):
-                for (id, record) in records { entries[id] = record }
+                for (id, record) in records {
+                    entries[id] = entries[id].map { keepingUnknownMembers(of: $0, in: record) } ?? record
+                }
                 touched.formUnion(records.keys)
             case .remove(let ids):
                 for id in ids where entries.removeValue(forKey: id) != nil { touched.insert(id) }
@@ -31,7 +33,7 @@ extension RecordCollection {
                 touched.formUnion(renumber(Self.ordered(entries, by: orderField), in: &entries, field: orderField))
             case .insert(let id, let record, let index):
                 var sequence = Self.ordered(entries, by: orderField).filter { $0 != id }
-                entries[id] = record
+                entries[id] = entries[id].map { keepingUnknownMembers(of: $0, in: record) } ?? record
                 touched.insert(id)
                 sequence.insert(id, at: max(0, min(index, sequence.count)))
                 touched.formUnion(renumber(sequence, in: &entries, field: orderField, always: id))
@@ -44,6 +46,30 @@ extension RecordCollection {
             }
         }
         return touched
+    }
+
+    /// `record`, about to replace `old`, with the members of `old` that this version of `Record` does not know
+    /// (fields a newer version added) carried over (see ``ValueEvolution``).
+    static func keepingUnknownMembers(of old: StoredValue, in record: StoredValue) -> StoredValue {
+        ValueEvolution.keepingUnknownMembers(of: old, in: record, as: Record.self) {
+            (Record.self as? any FillsNewFields.Type)?.encodedFill
+        }
+    }
+
+    /// Decodes a stored record; one written by another version of `Record` fills the fields it lacks from
+    /// ``FillsNewFields/fillForNewFields`` when `Record` (or a type nested in it) adopts it, and `fallbacks`
+    /// gets the fields that did not decode.
+    static func decodeRecord(
+        _ stored: StoredValue, fallbacks: inout [ValueEvolution.FieldFallback]
+    ) throws -> Record {
+        do {
+            return try ValueTraits<Record>.shared.decode(stored)
+        } catch {
+            let fill = (Record.self as? any FillsNewFields.Type)?.encodedFill
+            guard let read = ValueEvolution.decode(Record.self, from: stored, filling: fill) else { throw error }
+            fallbacks += read.notes.fallbacks
+            return read.value
+        }
     }
 
     /// Ids sorted by the order field of their stored records (records without one last), then by id.

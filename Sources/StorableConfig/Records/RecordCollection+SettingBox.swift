@@ -36,6 +36,14 @@ extension RecordCollection: SettingBox {
         return "it is \(stored.kindDescription), not a dictionary of records"
     }
 
+    func keepingUnknownMembers(of old: StoredValue, in new: StoredValue) -> StoredValue {
+        guard case .dictionary(let oldRecords) = old, case .dictionary(var newRecords) = new else { return new }
+        for (id, record) in newRecords {
+            if let oldRecord = oldRecords[id] { newRecords[id] = Self.keepingUnknownMembers(of: oldRecord, in: record) }
+        }
+        return .dictionary(newRecords)
+    }
+
     func showPendingReset() -> UInt64 { 0 }
 
     func endShowing(_ number: UInt64) {}

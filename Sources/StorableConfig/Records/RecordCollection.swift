@@ -260,13 +260,16 @@ where Record.ID: LosslessStringConvertible & Sendable {
                 entries = ShardedDictionary(newEntries)
             }
             var undecodable: [(String, StoredValue, String)] = []
+            var fallbacks: [(String, ValueEvolution.FieldFallback)] = []
             for id in keysToDecode {
                 guard let stored = newEntries[id] else {
                     records[id] = nil
                     continue
                 }
                 do {
-                    records[id] = try ValueTraits<Record>.shared.decode(stored)
+                    var filled: [ValueEvolution.FieldFallback] = []
+                    records[id] = try Self.decodeRecord(stored, fallbacks: &filled)
+                    fallbacks += filled.map { (id, $0) }
                 } catch {
                     records[id] = nil
                     undecodable.append((id, stored, "\(error)"))
@@ -286,6 +289,14 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     .typeMismatch(
                         key: "\(key)[\(id)]", expectedType: ValueTraits<Record>.shared.typeName, found: stored,
                         reason: StorableConfigError.clause(reason) + "; the record is skipped and kept in the store"))
+            }
+            for (id, fallback) in fallbacks {
+                StorableConfig.report(
+                    .invalidValue(
+                        key: "\(key)[\(id)]" + (fallback.path.hasPrefix("[") ? "" : ".") + fallback.path,
+                        value: "\(fallback.stored)",
+                        reason: "\(fallback.reason) The field reads the value for new fields, and the stored record is "
+                            + "left in place"))
             }
             return !keysToDecode.isEmpty
         }

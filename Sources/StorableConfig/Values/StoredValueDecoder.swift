@@ -19,21 +19,35 @@ struct StoredValueDecoder {
     }
 }
 
-private struct NodeDecoder: Decoder {
+/// What a decoding by ``ValueEvolution`` notes as it goes: the members the types asked for, and the fields it
+/// read from a fill because the stored ones did not decode. Only that slower path has one; a plain decoding
+/// notes nothing.
+final class DecodingNotes {
+    /// The places (member names from the top) of every member a type asked for, present or not.
+    var asked: Set<[String]> = []
+    /// The places of the objects whose members a type read all of (a dictionary): every member is known.
+    var enumerated: Set<[String]> = []
+    /// The fields filled because the stored ones did not decode, in the order found.
+    var fallbacks: [ValueEvolution.FieldFallback] = []
+}
+
+struct NodeDecoder: Decoder {
     let value: StoredValue
     let codingPath: [any CodingKey]
+    /// Set on ``ValueEvolution``'s path only.
+    var notes: DecodingNotes?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .dictionary(let members) = value else {
             throw mismatch([String: StoredValue].self, "a dictionary")
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath, notes: notes))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else { throw mismatch([StoredValue].self, "an array") }
-        return UnkeyedContainer(elements: elements, codingPath: codingPath)
+        return UnkeyedContainer(elements: elements, codingPath: codingPath, notes: notes)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -71,6 +85,12 @@ private struct NodeDecoder: Decoder {
         case is URL.Type: if let url = try decodeURL() as? Value { return url }
         case is Decimal.Type: if let number = try decodeDecimal() as? Value { return number }
         default: break
+        }
+        if let notes, let fillable = Value.self as? any FillsNewFields.Type {
+            // An element of an array, a dictionary's entry, a record: its own fill gives what it lacks.
+            if let filled = ValueEvolution.decode(Value.self, from: self, filling: fillable.encodedFill, notes: notes) {
+                return filled
+            }
         }
         return try Value(from: self)
     }
@@ -181,12 +201,24 @@ private struct NodeDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: StoredValue]
     let codingPath: [any CodingKey]
+    let notes: DecodingNotes?
 
-    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] {
+        notes?.enumerated.insert(codingPath.map(\.stringValue))
+        return members.keys.compactMap { Key(stringValue: $0) }
+    }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool {
+        note(key)
+        return members[key.stringValue] != nil
+    }
+
+    private func note(_ key: some CodingKey) {
+        notes?.asked.insert(codingPath.map(\.stringValue) + [key.stringValue])
+    }
 
     private func decoder(for key: Key) throws -> NodeDecoder {
+        note(key)
         guard let value = members[key.stringValue] else {
             throw DecodingError.keyNotFound(
                 key,
@@ -194,7 +226,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     codingPath: codingPath,
                     debugDescription: "No value associated with key '\(key.stringValue)'."))
         }
-        return NodeDecoder(value: value, codingPath: codingPath + [key])
+        return NodeDecoder(value: value, codingPath: codingPath + [key], notes: notes)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try decoder(for: key).value == .null }
@@ -221,17 +253,20 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder {
         let key = StoredValueCodingKey(stringValue: "super")
-        return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        note(key)
+        return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], notes: notes)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        note(key)
+        return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], notes: notes)
     }
 }
 
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
     let elements: [StoredValue]
     let codingPath: [any CodingKey]
+    let notes: DecodingNotes?
     var currentIndex = 0
 
     var count: Int? { elements.count }
@@ -245,7 +280,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
                 DecodingError.Context(codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end."))
         }
         defer { currentIndex += 1 }
-        return NodeDecoder(value: elements[currentIndex], codingPath: codingPath + [key])
+        return NodeDecoder(value: elements[currentIndex], codingPath: codingPath + [key], notes: notes)
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -8,9 +8,10 @@
 /// changed: the filled value is what the setting reads, and the store is written only when the setting is
 /// assigned (Docs/SupportedTypes.md, "When your type changes").
 enum ValueEvolution {
-    /// A field that was stored but could not be read, and reads the default's field instead.
+    /// A field that was stored but could not be read, and reads the fill's field instead.
     struct FieldFallback {
-        /// The field's place in the value, its names joined with dots (`window.width`).
+        /// The field's place in the value, its names joined with dots and its array positions in brackets
+        /// (`window.width`, `tabs[2].title`).
         let path: String
         /// What the field holds in the stored value.
         let stored: StoredValue
@@ -18,52 +19,81 @@ enum ValueEvolution {
         let reason: String
     }
 
-    /// Decodes `stored` as `Value`, filling gaps from `defaultForm`, the declared default's stored form; `nil` when
-    /// a gap has nothing to fill it.
+    /// Decodes `stored` as `Value`, filling gaps from `defaultForm`, the declared default's stored form (`nil`:
+    /// none, as for a record); a nested value whose type is ``FillsNewFields`` fills its own gaps from its fill.
+    /// `nil` when a gap has nothing to fill it. The notes say which members the type asked for.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from stored: StoredValue, filling defaultForm: StoredValue
-    ) -> (value: Value, fallbacks: [FieldFallback])? {
-        var current = stored
-        var fallbacks: [FieldFallback] = []
-        // Each pass fills one field, and a field is filled at most once.
+        _ type: Value.Type, from stored: StoredValue, filling defaultForm: StoredValue?
+    ) -> (value: Value, notes: DecodingNotes)? {
+        let notes = DecodingNotes()
+        let node = NodeDecoder(value: stored, codingPath: [], notes: notes)
+        return decode(Value.self, from: node, filling: defaultForm, notes: notes).map { ($0, notes) }
+    }
+
+    /// The value that `node` holds, its gaps filled from `fill` (the stored form of a whole `Value`), each place
+    /// at most once; `nil` when a gap has nothing to fill it.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from node: NodeDecoder, filling fill: StoredValue?, notes: DecodingNotes
+    ) -> Value? {
+        var current = node.value
+        let base = node.codingPath
         var filled: Set<[String]> = []
+        var own: [FieldFallback] = []
+        let mark = notes.fallbacks.count
         while true {
+            // What nested values filled in a pass that failed is filled again, or not, in the next.
+            notes.fallbacks.removeSubrange(mark...)
             let error: DecodingError
             do {
-                return (try StoredValueDecoder().decode(Value.self, from: current), fallbacks)
+                let value = try Value(from: NodeDecoder(value: current, codingPath: base, notes: notes))
+                notes.fallbacks += own
+                return value
             } catch let decodingError as DecodingError {
                 error = decodingError
             } catch {
                 return nil
             }
-            guard let (path, isMissing) = place(of: error), !path.isEmpty, filled.insert(path).inserted,
-                let field = defaultForm.member(at: path), let replaced = current.replacing(at: path, with: field)
+            guard let fill, let (keys, isMissing) = place(of: error), keys.count > base.count,
+                case let path = keys.dropFirst(base.count).map(\.stringValue),
+                !keys.dropFirst(base.count).contains(where: isArrayIndex), filled.insert(path).inserted,
+                let field = fill.member(at: path), let replaced = current.replacing(at: path, with: field)
             else { return nil }
             if !isMissing, let storedField = current.member(at: path) {
-                fallbacks.append(
-                    FieldFallback(path: path.joined(separator: "."), stored: storedField, reason: reason(error)))
+                own.append(FieldFallback(path: describe(keys), stored: storedField, reason: reason(error)))
             }
             current = replaced
         }
     }
 
-    /// The names of the members leading to the field that `error` is about, and whether the field is missing
-    /// (rather than of another type); `nil` where the path goes through an array element.
-    private static func place(of error: DecodingError) -> (path: [String], isMissing: Bool)? {
-        let keys: [any CodingKey]
-        let isMissing: Bool
+    /// The coding keys leading to the field that `error` is about, and whether the field is missing (rather
+    /// than of another type).
+    private static func place(of error: DecodingError) -> (keys: [any CodingKey], isMissing: Bool)? {
         switch error {
         case .keyNotFound(let key, let context):
-            keys = context.codingPath + [key]
-            isMissing = true
+            (context.codingPath + [key], true)
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            keys = context.codingPath
-            isMissing = false
+            (context.codingPath, false)
         @unknown default:
-            return nil
+            nil
         }
-        guard keys.allSatisfy({ $0.intValue == nil }) else { return nil }
-        return (keys.map(\.stringValue), isMissing)
+    }
+
+    /// `keys` as a path: `tabs[2].title`.
+    static func describe(_ keys: [any CodingKey]) -> String {
+        var path = ""
+        for key in keys {
+            if isArrayIndex(key) {
+                path += "[\(key.stringValue)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return path
+    }
+
+    /// Whether `key` is an array element's position (as the decoder names them), not a member's name.
+    private static func isArrayIndex(_ key: any CodingKey) -> Bool {
+        key is StoredValueCodingKey && key.intValue != nil
     }
 
     private static func reason(_ error: DecodingError) -> String {
@@ -74,9 +104,79 @@ enum ValueEvolution {
             "\(error)"
         }
     }
+
+    // MARK: Members this version does not know
+
+    /// `new`, the stored form of a `Value` about to be written where `old` is stored, with the members of `old`
+    /// that `Value` does not know (its `init(from:)` never asks for them: fields a newer version added) carried
+    /// over, at every depth of nested objects; nothing is carried inside arrays. A member the type asks for is
+    /// known, even when `new` leaves it out (an optional set to `nil`), and is not brought back. An `old` that
+    /// does not decode as `Value` (even with its gaps filled from `defaultForm`) is replaced whole.
+    static func keepingUnknownMembers<Value: Decodable>(
+        of old: StoredValue, in new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
+    ) -> StoredValue {
+        guard old.hasMembers(missingFrom: new), let read = decode(Value.self, from: old, filling: defaultForm())
+        else { return new }
+        // What the type asks for in the value written counts too: a type may ask for other members depending on
+        // what it reads (an enum's case).
+        let known = read.notes
+        _ = try? Value(from: NodeDecoder(value: new, codingPath: [], notes: known))
+        return merging(old, into: new, at: [], known: known)
+    }
+
+    private static func merging(
+        _ old: StoredValue, into new: StoredValue, at path: [String], known: DecodingNotes
+    ) -> StoredValue {
+        guard case .dictionary(let oldMembers) = old, case .dictionary(var newMembers) = new else { return new }
+        let allKnown = known.enumerated.contains(path)
+        for (name, member) in oldMembers {
+            let place = path + [name]
+            if let newMember = newMembers[name] {
+                newMembers[name] = merging(member, into: newMember, at: place, known: known)
+            } else if !allKnown, !known.asked.contains(place) {
+                newMembers[name] = member
+            }
+        }
+        return .dictionary(newMembers)
+    }
+}
+
+/// A type that gives the values of fields added to it since a value was stored, where there is no declared
+/// default to take them from: an element of an array, an entry of a dictionary, a record of a collection.
+///
+/// ```swift
+/// struct Tab: Codable, FillsNewFields {
+///     var title: String
+///     var isPinned = false  // added in version 2
+///     static let fillForNewFields = Tab(title: "")
+/// }
+/// ```
+///
+/// A stored `Tab` without `isPinned` then reads with `isPinned` false, and a field that does not decode reads
+/// the fill's and is reported. A setting of this type still fills from its declared default first.
+/// Without it, such a value does not decode, as before: see "When your type changes" in
+/// Docs/SupportedTypes.md.
+public protocol FillsNewFields: Codable {
+    /// The value whose fields fill the fields a stored value lacks.
+    static var fillForNewFields: Self { get }
+}
+
+extension FillsNewFields {
+    /// The stored form of ``fillForNewFields``.
+    static var encodedFill: StoredValue? { try? StoredValueCoding.encode(fillForNewFields) }
 }
 
 extension StoredValue {
+    /// Whether this dictionary, or one nested in it through dictionaries, has a member that `other` lacks at the
+    /// same place.
+    func hasMembers(missingFrom other: StoredValue) -> Bool {
+        guard case .dictionary(let members) = self, case .dictionary(let otherMembers) = other else { return false }
+        return members.contains { name, member in
+            guard let otherMember = otherMembers[name] else { return true }
+            return member.hasMembers(missingFrom: otherMember)
+        }
+    }
+
     /// The member at `path`, through dictionaries only.
     func member(at path: some Collection<String>) -> StoredValue? {
         guard let first = path.first else { return self }

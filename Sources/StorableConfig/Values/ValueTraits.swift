@@ -15,12 +15,18 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
     /// For `Optional` types.
     let isNil: ((Value) -> Bool)?
     let typeName: String
+    /// Whether the type has a native stored form (``StoredValueConvertible``); else it is coded through
+    /// ``StoredValueEncoder`` and ``StoredValueDecoder``, and may change from version to version
+    /// (``ValueEvolution``).
+    let isNative: Bool
 
     private init() {
         typeName = TypeName.of(Value.self)
         if let native = Value.self as? any StoredValueConvertible.Type {
+            isNative = true
             (encode, decode) = Self.nativeCoding(native)
         } else {
+            isNative = false
             encode = { try StoredValueCoding.encodeCodable($0) }
             decode = { try StoredValueCoding.decodeCodable(Value.self, from: $0) }
         }

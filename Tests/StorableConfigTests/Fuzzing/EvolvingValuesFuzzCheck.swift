@@ -12,6 +12,8 @@ import Foundation
 ///   whose every field the tree holds with the type's own shape is the tree's (the filled value, encoded, keeps
 ///   each such field of the tree).
 /// - What is read, assigned to a fresh config and read back, is the same value.
+/// - An older version of the type that assigns over the tree keeps the members it does not know, and the newer
+///   version reads them again as it did.
 enum EvolvingValuesFuzzCheck {
     /// Why `input` fails the check, or `nil` if it passes.
     static func failure(for input: Data) -> String? {
@@ -33,8 +35,61 @@ enum EvolvingValuesFuzzCheck {
         let fresh = InMemoryStore()
         FuzzEvolvingConfig(store: fresh).value = read
         if FuzzEvolvingConfig(store: fresh).value != read { return "the value read does not read back once written" }
+        return olderVersionFailure(stored: stored, newerRead: read)
+    }
+
+    /// An older version of the type (without `items`, `tags`, `kind`, `shape` and `inner.deeper`) assigns over
+    /// `stored`: the members it does not know are kept, and the newer version reads them as it did.
+    private static func olderVersionFailure(stored: StoredValue, newerRead: FuzzEvolving) -> String? {
+        let key = "fuzz.FuzzEvolvingConfig.value"
+        let store = InMemoryStore([key: stored])
+        let older = FuzzEvolvingOlderConfig(store: store)
+        older.value.name += "!"
+        guard let written = store.value(forKey: key) else { return "the older version's assignment wrote nothing" }
+        if let read = try? StoredValueDecoder().decode(FuzzEvolvingOlder.self, from: written), read != older.value {
+            return "the older version's value does not read back once written"
+        }
+        let olderDefault = try? StoredValueCoding.encode(FuzzEvolvingOlderConfig.declared)
+        guard ValueEvolution.decode(FuzzEvolvingOlder.self, from: stored, filling: olderDefault) != nil,
+            case .dictionary(let members) = stored, case .dictionary(let writtenMembers) = written
+        else { return nil }
+        for name in ["items", "tags", "kind", "shape"] where writtenMembers[name] != members[name] {
+            return "the member \(name), unknown to the older version, was not kept"
+        }
+        if case .dictionary(let inner)? = members["inner"], let deeper = inner["deeper"],
+            writtenMembers["inner"]?.member(at: ["deeper"]) != deeper
+        {
+            return "the member inner.deeper, unknown to the older version, was not kept"
+        }
+        let again = FuzzEvolvingConfig(store: store).value
+        if again.items != newerRead.items || again.tags != newerRead.tags || again.kind != newerRead.kind
+            || again.shape != newerRead.shape
+        {
+            return "the newer version reads what the older one did not know differently after its write"
+        }
         return nil
     }
+}
+
+/// ``FuzzEvolving`` as an older version had it.
+struct FuzzEvolvingOlder: Codable, Sendable, Equatable {
+    struct Inner: Codable, Sendable, Equatable {
+        var count = 1
+        var label = "inner"
+    }
+
+    var name = "default"
+    var inner = Inner()
+    var note: String? = nil
+}
+
+/// The older version's config, on the same key.
+final class FuzzEvolvingOlderConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "fuzz" }
+    override class var configName: String { "FuzzEvolvingConfig" }
+    override class var overrides: ConfigOverrides { .none }
+    static let declared = FuzzEvolvingOlder(name: "older", inner: .init(count: 3, label: "y"))
+    @Setting var value = FuzzEvolvingOlderConfig.declared
 }
 
 /// The value type of the `evolving-values` fuzz target.
