@@ -147,7 +147,113 @@ final class ContactsV2NoFill: EvolvingConfig, @unchecked Sendable {
     @Records var contacts: RecordCollection<ContactV2NoFill>
 }
 
+struct WidthV1: Codable, Sendable, Equatable { var width = 0 }
+struct WidthV2: Codable, Sendable, Equatable {
+    var width = 0
+    var color = "none"
+}
+
+/// Version 1 under the key that version 2 has since renamed.
+final class RenamedKeyV1: EvolvingConfig, @unchecked Sendable {
+    @Setting(key: "evolving.renamed.before") var window = WidthV1()
+}
+
+final class RenamedKeyV2: EvolvingConfig, @unchecked Sendable {
+    @Setting(key: "evolving.renamed.after", previousKeys: ["evolving.renamed.before"]) var window = WidthV2()
+}
+
+final class BatchedV1: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "Batched" }
+    @Setting var window = WidthV1()
+}
+
+final class BatchedV2: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "Batched" }
+    @Setting var window = WidthV2()
+}
+
+/// Reads `allKeys` to choose which field to read: the fields it never reads stay unknown.
+struct LookingAtAllKeys: Codable, Sendable, Equatable {
+    var width = 0
+    enum CodingKeys: String, CodingKey { case width, legacyWidth }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let key = container.allKeys.contains(.legacyWidth) ? CodingKeys.legacyWidth : .width
+        width = try container.decode(Int.self, forKey: key)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(width, forKey: .width)
+    }
+}
+
+final class AllKeysV1: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "AllKeys" }
+    @Setting var window = LookingAtAllKeys()
+}
+
+final class AllKeysV2: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "AllKeys" }
+    @Setting var window = WidthV2()
+}
+
+final class RolledBackV1: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "RolledBack" }
+    @Setting var window = WidthV1()
+}
+
+final class RolledBackV2: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "RolledBack" }
+    @Setting var window = WidthV2()
+}
+
 @Suite struct UnknownFieldsTests {
+    @Test func anOlderVersionWritingUnderAKeyThatANewerVersionRenamedKeepsWhatItDoesNotKnow() {
+        let store = InMemoryStore()
+        let newer = RenamedKeyV2(store: store)
+        newer.window = WidthV2(width: 1, color: "red")
+        let older = RenamedKeyV1(store: store)
+        #expect(older.window.width == 1)
+        older.window.width = 5
+        #expect(RenamedKeyV2(store: store).window == WidthV2(width: 5, color: "red"))
+        withExtendedLifetime(newer) {}
+    }
+
+    @Test func aResetThenAnAssignmentInOneBatchKeepNothingOfTheResetValue() {
+        let store = InMemoryStore()
+        BatchedV2(store: store).window = WidthV2(width: 1, color: "red")
+        let older = BatchedV1(store: store)
+        older.batch {
+            older.$window.reset()
+            older.window.width = 9
+        }
+        #expect(store.value(forKey: "evolving.Batched.window") == .dictionary(["width": .int(9)]))
+    }
+
+    @Test func aTypeThatLooksAtAllKeysKnowsOnlyTheFieldsItReads() {
+        let store = InMemoryStore()
+        AllKeysV2(store: store).window = WidthV2(width: 1, color: "red")
+        AllKeysV1(store: store).window.width = 4
+        #expect(AllKeysV2(store: store).window == WidthV2(width: 4, color: "red"))
+    }
+
+    @Test func aRollBackByAnOlderVersionRestoresTheFieldsItDoesNotKnow() async throws {
+        let store = RevisionedMemoryStore()
+        let newer = RolledBackV2(store: store)
+        newer.window = WidthV2(width: 1, color: "red")
+        let older = RolledBackV1(store: store)
+        let revision = try #require(try await older.$window.history(limit: 1).first).revision
+        older.window.width = 2
+        newer.window.color = "blue"
+        try await older.$window.rollBack(to: revision)
+        #expect(RolledBackV2(store: store).window == WidthV2(width: 1, color: "red"))
+        withExtendedLifetime(newer) {}
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anOlderVersionThatAssignsKeepsTheFieldsItDoesNotKnowAtEveryDepth(_ kind: StoreKind) throws {
         let fixture = StoreFixture(kind)

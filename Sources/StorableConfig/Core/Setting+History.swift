@@ -106,19 +106,33 @@ extension Setting {
             }
             let value: Value
             do {
-                value = try traits.decode(stored)
+                // A value stored by another version of the type reads as it does in the setting.
+                var fallbacks: [ValueEvolution.FieldFallback] = []
+                value = try decodeFillingGaps(stored, traits: traits, fallbacks: &fallbacks)
+                if let fallback = fallbacks.first {
+                    throw StoredValueCoding.Failure(
+                        description: "its field \(fallback.path) is not of the field's type"
+                            + (isSecret ? "" : " (\(fallback.reason))"))
+                }
             } catch {
                 throw StorableConfigError.typeMismatch(
                     key: shownKey, expectedType: valueTypeName,
                     found: isSecret ? .string(StorableConfigError.redacted) : stored, reason: "\(error)")
             }
             if let error = validationError(value) { throw error }
-            let encoded: StoredValue
+            var encoded: StoredValue
             do {
                 encoded = try traits.encode(value)
             } catch {
                 throw StorableConfigError.encodingFailed(
                     key: shownKey, reason: isSecret ? StorableConfigError.redacted : "\(error)")
+            }
+            // The revision's members that this version of the type does not know are restored with it.
+            if !traits.isNative {
+                encoded =
+                    ValueEvolution.carryingUnknownMembers(of: stored, into: encoded, as: Value.self) {
+                        try? traits.encode(defaultValue)
+                    } ?? encoded
             }
             if let overridden { reportAssignment(overriddenBy: overridden) }
             try store.setValue(encoded, forKey: key, ifModifiedAt: expected)

@@ -49,12 +49,10 @@ extension Setting: SettingBox {
         }
     }
 
-    func keepingUnknownMembers(of old: StoredValue, in new: StoredValue) -> StoredValue {
+    func knownMembers(of old: StoredValue, writing new: StoredValue) -> Set<[String]>? {
         let traits = ValueTraits<Value>.shared
-        guard !traits.isNative else { return new }
-        return ValueEvolution.keepingUnknownMembers(of: old, in: new, as: Value.self) {
-            try? traits.encode(defaultValue)
-        }
+        guard !traits.isNative else { return nil }
+        return ValueEvolution.knownMembers(of: old, writing: new, as: Value.self) { try? traits.encode(defaultValue) }
     }
 
     func declarationProblem() -> String? {

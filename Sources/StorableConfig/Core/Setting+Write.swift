@@ -26,23 +26,47 @@ extension Setting {
                 return
             }
             if !traits.isNative, case .dictionary? = stored {
-                stored = keepingUnknownMembers(in: stored, binding: binding, traits: traits)
+                assignKeepingUnknownMembers(newValue, stored: stored, through: binding, traits: traits)
+                return
             }
         }
         write(newValue, stored: stored, through: binding, traits: traits)
     }
 
-    /// `encoded` with the members of the stored value that this version of the type does not know (fields a
-    /// newer version added) carried over, so that a newer version reading it again loses nothing (see
-    /// ``ValueEvolution/keepingUnknownMembers(of:in:as:filling:)``).
+    /// Writes `encoded`, the stored form of `newValue`, with the members of the stored value that this version of
+    /// the type does not know (fields a newer version added) carried over, so that a newer version reading it
+    /// again loses nothing (see ``ValueEvolution/carryingUnknownMembers(of:into:as:filling:)``). The store is read
+    /// for them unless the setting holds the value it last wrote and that value carried none.
     @inline(never)
-    func keepingUnknownMembers(
-        in encoded: StoredValue?, binding: SettingBinding, traits: ValueTraits<Value>
-    ) -> StoredValue? {
-        guard let encoded, let old = try? binding.context.store.value(forKey: binding.key) else { return encoded }
-        return ValueEvolution.keepingUnknownMembers(of: old, in: encoded, as: Value.self) {
-            try? traits.encode(defaultValue)
+    func assignKeepingUnknownMembers(
+        _ newValue: Value, stored encoded: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
+    ) {
+        guard let encoded else {
+            write(newValue, stored: nil, through: binding, traits: traits)
+            return
         }
+        var carried: StoredValue?
+        if let old = storedValueToKeep(binding: binding) {
+            carried = ValueEvolution.carryingUnknownMembers(of: old, into: encoded, as: Value.self) {
+                try? traits.encode(defaultValue)
+            }
+        }
+        guard let written = write(newValue, stored: carried ?? encoded, through: binding, traits: traits) else {
+            return
+        }
+        // While the setting holds this write's version, the store holds nothing more to keep.
+        locked { onlyKnownMembersVersion = carried == nil && version == written ? written : 0 }
+    }
+
+    /// The stored value whose unknown members an assignment keeps: this thread's batch's change of the key if
+    /// it has one (a reset in the batch leaves nothing to keep), else what the store holds under the key (or the
+    /// earlier key that still holds it); `nil` when the setting holds the value it last wrote, with nothing to
+    /// keep.
+    private func storedValueToKeep(binding: SettingBinding) -> StoredValue? {
+        let context = binding.context
+        if context.isBatching, let batched = context.batchedChange(forKey: binding.key) { return batched.stored }
+        guard locked({ onlyKnownMembersVersion == 0 || onlyKnownMembersVersion != version }) else { return nil }
+        return (try? context.hub.values(forKeys: [binding.key], in: context.store))?[binding.key]
     }
 
     /// Not bound yet: the subclass's initializer is assigning before `super.init`, which sets the default,
@@ -77,10 +101,12 @@ extension Setting {
     /// A failed call of a store that keeps no failed writes has every config read the key again, which puts the
     /// stored value back without telling them of a change that never was.
     /// (`newValue` also goes to the other configs on the storage as the typed value, sparing them a decode;
-    /// they use it only with a stored value.)
+    /// they use it only with a stored value.) Returns the write's version; `nil` inside a batch, or when the
+    /// write failed and was discarded.
+    @discardableResult
     func write(
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
-    ) {
+    ) -> UInt64? {
         let isSet = stored != nil
         let number = showWhileWriting(newValue, isSet: isSet)
         guard !binding.context.isBatching else {
@@ -90,16 +116,17 @@ extension Setting {
                     newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, telling: false,
                     endingShow: number)
             }
-            return
+            return nil
         }
         let (version, discarded) = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue)
         guard discarded else {
             apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, endingShow: number)
-            return
+            return version
         }
         endShowing(number)
         // A read made during the store call (a view's, under Observation tracking) saw the value that failed.
         binding.observationDidChange()
+        return nil
     }
 
     /// Makes reads give `newValue` (with `isSet`), the value of an assignment whose write is about to start, and

@@ -10,9 +10,10 @@ protocol SettingBox: AnySetting {
     /// Returns why `stored` is not a value of the setting's type, or `nil` if it is one. Runs the value type's
     /// own decoding: call it without holding a lock.
     func readProblem(_ stored: StoredValue) -> String?
-    /// `new`, about to be written where `old` is stored, with the members of `old` that this version of the
-    /// value's type does not know carried over (see ``ValueEvolution``). Runs the value type's own decoding.
-    func keepingUnknownMembers(of old: StoredValue, in new: StoredValue) -> StoredValue
+    /// The places of the members of `old` and `new` that this version of the value's type knows, for
+    /// ``ValueEvolution/carrying(_:into:known:)`` to keep the others when `new` is written over `old`; `nil` when
+    /// nothing is to be kept. Runs the value type's own decoding: call it without holding a lock.
+    func knownMembers(of old: StoredValue, writing new: StoredValue) -> Set<[String]>?
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
     func declarationProblem() -> String?
     /// Reads the default (or a file source's value below the store) while a write that removes the stored value

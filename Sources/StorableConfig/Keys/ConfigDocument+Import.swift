@@ -60,6 +60,17 @@ extension ConfigDocument {
         }
         if !problems.isEmpty { throw .doesNotFit(problems) }
         guard let written else { return }
+        // The members of the stored values that the settings know, worked out outside the store's lock (the value
+        // types' decoding is their own code): the others are kept.
+        var known: [String: Set<[String]>] = [:]
+        let before = (try? written.context.hub.values(forKeys: Array(boxes.keys), in: written.store)) ?? [:]
+        for (key, box) in boxes {
+            if let old = before[key], case let value?? = changes[key],
+                let fields = box.knownMembers(of: old, writing: value)
+            {
+                known[key] = fields
+            }
+        }
         let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
         let origin = ImportOrigin()
         defer { withExtendedLifetime(origin) {} }
@@ -68,8 +79,8 @@ extension ConfigDocument {
                 keys: Array(changes.keys),
                 { values in
                     for (key, value) in changes {
-                        if let old = values[key], let value, let box = boxes[key] {
-                            values[key] = box.keepingUnknownMembers(of: old, in: value)
+                        if let old = values[key], let value, let fields = known[key] {
+                            values[key] = ValueEvolution.carrying(old, into: value, known: fields) ?? value
                         } else {
                             values[key] = value
                         }

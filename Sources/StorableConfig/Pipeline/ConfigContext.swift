@@ -154,6 +154,16 @@ final class ConfigContext: @unchecked Sendable {
         }
     }
 
+    /// The last change of `key` that this thread's batch holds, if it holds one (`stored` `nil`: a removal).
+    func batchedChange(forKey key: String) -> SettingChange? {
+        batches.withLock { batches in
+            guard let index = batches.firstIndex(where: { pthread_equal($0.thread, pthread_self()) != 0 }) else {
+                return nil
+            }
+            return batches[index].entries.last { $0.change.key == key && !$0.change.isEarlierKey }?.change
+        }
+    }
+
     /// Whether a batch is under way on this thread.
     var isBatching: Bool {
         // Asked by every assignment: a thread with no batch open, the usual case, takes no lock.

@@ -13,16 +13,22 @@ extension RecordCollection {
         case move(id: String, to: Int)
     }
 
-    /// Applies `operations` to `entries`, returning the ids whose stored record changed.
-    static func apply(_ operations: [RecordOperation], to entries: inout [String: StoredValue], orderField: String?)
-        -> Set<String>
-    {
+    /// Applies `operations` to `entries`, returning the ids whose stored record changed. A record put over a stored
+    /// one keeps its members that `known` (by id, from ``knownMembers(for:in:)``) does not list.
+    static func apply(
+        _ operations: [RecordOperation], to entries: inout [String: StoredValue], orderField: String?,
+        known: [String: Set<[String]>] = [:]
+    ) -> Set<String> {
+        func keeping(_ record: StoredValue, over old: StoredValue?, id: String) -> StoredValue {
+            guard let old, let fields = known[id] else { return record }
+            return ValueEvolution.carrying(old, into: record, known: fields) ?? record
+        }
         var touched: Set<String> = []
         for operation in operations {
             switch operation {
             case .put(let records):
                 for (id, record) in records {
-                    entries[id] = entries[id].map { keepingUnknownMembers(of: $0, in: record) } ?? record
+                    entries[id] = keeping(record, over: entries[id], id: id)
                 }
                 touched.formUnion(records.keys)
             case .remove(let ids):
@@ -33,7 +39,7 @@ extension RecordCollection {
                 touched.formUnion(renumber(Self.ordered(entries, by: orderField), in: &entries, field: orderField))
             case .insert(let id, let record, let index):
                 var sequence = Self.ordered(entries, by: orderField).filter { $0 != id }
-                entries[id] = entries[id].map { keepingUnknownMembers(of: $0, in: record) } ?? record
+                entries[id] = keeping(record, over: entries[id], id: id)
                 touched.insert(id)
                 sequence.insert(id, at: max(0, min(index, sequence.count)))
                 touched.formUnion(renumber(sequence, in: &entries, field: orderField, always: id))
@@ -48,10 +54,29 @@ extension RecordCollection {
         return touched
     }
 
-    /// `record`, about to replace `old`, with the members of `old` that this version of `Record` does not know
-    /// (fields a newer version added) carried over (see ``ValueEvolution``).
-    static func keepingUnknownMembers(of old: StoredValue, in record: StoredValue) -> StoredValue {
-        ValueEvolution.keepingUnknownMembers(of: old, in: record, as: Record.self) {
+    /// For each record that `operations` put over a record of `entries`, the members that this version of
+    /// `Record` knows (see ``ValueEvolution/knownMembers(of:writing:as:filling:)``), so that ``apply(_:to:orderField:known:)``
+    /// keeps the others. Runs `Record`'s decoding: call it without holding a lock.
+    static func knownMembers(
+        for operations: [RecordOperation], in entries: ShardedDictionary<StoredValue>
+    ) -> [String: Set<[String]>] {
+        var known: [String: Set<[String]>] = [:]
+        func note(_ id: String, _ record: StoredValue) {
+            if let old = entries[id], let fields = knownMembers(of: old, writing: record) { known[id] = fields }
+        }
+        for operation in operations {
+            switch operation {
+            case .put(let records): for (id, record) in records { note(id, record) }
+            case .insert(let id, let record, _): note(id, record)
+            case .remove, .delete, .move: break
+            }
+        }
+        return known
+    }
+
+    /// The members of `old` and `record` that this version of `Record` knows; `nil` when nothing is to be kept.
+    static func knownMembers(of old: StoredValue, writing record: StoredValue) -> Set<[String]>? {
+        ValueEvolution.knownMembers(of: old, writing: record, as: Record.self) {
             (Record.self as? any FillsNewFields.Type)?.encodedFill
         }
     }

@@ -36,12 +36,16 @@ extension RecordCollection: SettingBox {
         return "it is \(stored.kindDescription), not a dictionary of records"
     }
 
-    func keepingUnknownMembers(of old: StoredValue, in new: StoredValue) -> StoredValue {
-        guard case .dictionary(let oldRecords) = old, case .dictionary(var newRecords) = new else { return new }
+    func knownMembers(of old: StoredValue, writing new: StoredValue) -> Set<[String]>? {
+        guard case .dictionary(let oldRecords) = old, case .dictionary(let newRecords) = new else { return nil }
+        // Every record is known (one the new dictionary leaves out is removed); inside a record, its fields.
+        var known = Set(oldRecords.keys.map { [$0] })
         for (id, record) in newRecords {
-            if let oldRecord = oldRecords[id] { newRecords[id] = Self.keepingUnknownMembers(of: oldRecord, in: record) }
+            guard let oldRecord = oldRecords[id], let fields = Self.knownMembers(of: oldRecord, writing: record)
+            else { continue }
+            known.formUnion(fields.map { [id] + $0 })
         }
-        return .dictionary(newRecords)
+        return known
     }
 
     func showPendingReset() -> UInt64 { 0 }

@@ -192,10 +192,12 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
         let (binding, pending, orderField) = lock.withLock { (self.binding, pendingOperations, orderFieldName) }
         let operations = pending + operations
+        // Worked out here, outside the store's lock: the record type's decoding is its own code.
+        let known = Self.knownMembers(for: operations, in: current.entries)
         guard let binding else {
             // A collection outside a config: memory only.
             var entries = current.entries.dictionary
-            let touched = Self.apply(operations, to: &entries, orderField: orderField)
+            let touched = Self.apply(operations, to: &entries, orderField: orderField, known: known)
             take(entries: entries, version: nil, changedKeys: touched)
             return
         }
@@ -218,7 +220,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                             reason: "it is \(other.kindDescription); nothing was changed, and only a reset replaces it")
                     }
                     storedCount = entries.count
-                    touched = Self.apply(operations, to: &entries, orderField: orderField)
+                    touched = Self.apply(operations, to: &entries, orderField: orderField, known: known)
                     return entries.isEmpty ? nil : .dictionary(entries)
                 }, in: binding.context.store, from: ObjectIdentifier(binding.context))
             var kept = result.failed ? operations : []  // the old value is released after the unlock

@@ -23,10 +23,9 @@ struct StoredValueDecoder {
 /// read from a fill because the stored ones did not decode. Only that slower path has one; a plain decoding
 /// notes nothing.
 final class DecodingNotes {
-    /// The places (member names from the top) of every member a type asked for, present or not.
+    /// The places (member names from the top) of every member a type asked for, present or not. (A dictionary
+    /// asks for every member it holds; reading `allKeys` alone asks for none.)
     var asked: Set<[String]> = []
-    /// The places of the objects whose members a type read all of (a dictionary): every member is known.
-    var enumerated: Set<[String]> = []
     /// The fields filled because the stored ones did not decode, in the order found.
     var fallbacks: [ValueEvolution.FieldFallback] = []
 }
@@ -203,10 +202,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let codingPath: [any CodingKey]
     let notes: DecodingNotes?
 
-    var allKeys: [Key] {
-        notes?.enumerated.insert(codingPath.map(\.stringValue))
-        return members.keys.compactMap { Key(stringValue: $0) }
-    }
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
     func contains(_ key: Key) -> Bool {
         note(key)

@@ -111,30 +111,47 @@ enum ValueEvolution {
     /// that `Value` does not know (its `init(from:)` never asks for them: fields a newer version added) carried
     /// over, at every depth of nested objects; nothing is carried inside arrays. A member the type asks for is
     /// known, even when `new` leaves it out (an optional set to `nil`), and is not brought back. An `old` that
-    /// does not decode as `Value` (even with its gaps filled from `defaultForm`) is replaced whole.
-    static func keepingUnknownMembers<Value: Decodable>(
-        of old: StoredValue, in new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
-    ) -> StoredValue {
+    /// does not decode as `Value` (even with its gaps filled from `defaultForm`) is replaced whole. `nil` when
+    /// nothing is carried.
+    static func carryingUnknownMembers<Value: Decodable>(
+        of old: StoredValue, into new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
+    ) -> StoredValue? {
+        guard let known = knownMembers(of: old, writing: new, as: Value.self, filling: defaultForm) else { return nil }
+        return carrying(old, into: new, known: known)
+    }
+
+    /// The places (member names from the top) of the members that `Value` asks for when it reads `old` and when
+    /// it reads `new`: a type may ask for other members depending on what it reads (an enum's case). `nil` when
+    /// nothing is to be carried: `old` has no member that `new` lacks, or does not decode as `Value`. Runs the
+    /// type's own decoding: call it without holding a lock, and ``carrying(_:into:known:)`` with the answer.
+    static func knownMembers<Value: Decodable>(
+        of old: StoredValue, writing new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
+    ) -> Set<[String]>? {
         guard old.hasMembers(missingFrom: new), let read = decode(Value.self, from: old, filling: defaultForm())
-        else { return new }
-        // What the type asks for in the value written counts too: a type may ask for other members depending on
-        // what it reads (an enum's case).
-        let known = read.notes
-        _ = try? Value(from: NodeDecoder(value: new, codingPath: [], notes: known))
-        return merging(old, into: new, at: [], known: known)
+        else { return nil }
+        _ = try? Value(from: NodeDecoder(value: new, codingPath: [], notes: read.notes))
+        return read.notes.asked
+    }
+
+    /// `new` with the members of `old` not in `known` carried over, through dictionaries; `nil` when there are
+    /// none.
+    static func carrying(_ old: StoredValue, into new: StoredValue, known: Set<[String]>) -> StoredValue? {
+        var carried = false
+        let merged = merging(old, into: new, at: [], known: known, carried: &carried)
+        return carried ? merged : nil
     }
 
     private static func merging(
-        _ old: StoredValue, into new: StoredValue, at path: [String], known: DecodingNotes
+        _ old: StoredValue, into new: StoredValue, at path: [String], known: Set<[String]>, carried: inout Bool
     ) -> StoredValue {
         guard case .dictionary(let oldMembers) = old, case .dictionary(var newMembers) = new else { return new }
-        let allKnown = known.enumerated.contains(path)
         for (name, member) in oldMembers {
             let place = path + [name]
             if let newMember = newMembers[name] {
-                newMembers[name] = merging(member, into: newMember, at: place, known: known)
-            } else if !allKnown, !known.asked.contains(place) {
+                newMembers[name] = merging(member, into: newMember, at: place, known: known, carried: &carried)
+            } else if !known.contains(place) {
                 newMembers[name] = member
+                carried = true
             }
         }
         return .dictionary(newMembers)
@@ -153,7 +170,7 @@ enum ValueEvolution {
 /// ```
 ///
 /// A stored `Tab` without `isPinned` then reads with `isPinned` false, and a field that does not decode reads
-/// the fill's and is reported. A setting of this type still fills from its declared default first.
+/// the fill's and is reported. A setting of this type fills from its declared default, not from this.
 /// Without it, such a value does not decode, as before: see "When your type changes" in
 /// Docs/SupportedTypes.md.
 public protocol FillsNewFields: Codable {
