@@ -109,6 +109,28 @@ final class OverriddenWindow: EvolvingConfig, @unchecked Sendable {
     @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
 }
 
+/// A config whose launch argument gives one field of a struct: the others come from the stored value.
+final class PartlyOverriddenWindow: EvolvingConfig, @unchecked Sendable {
+    override class var overrides: ConfigOverrides {
+        .arguments(["program", "--partly-overridden-window-window", #"{"width": 5}"#])
+    }
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
+/// Another program on the same key, without the argument.
+final class PartlyOverriddenWindowWriter: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "PartlyOverriddenWindow" }
+    override class var overrides: ConfigOverrides { .none }
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
+/// A config whose JSON source above the store gives some fields of a struct, over a stored value.
+final class SourcedOverStored: EvolvingConfig, @unchecked Sendable {
+    static let path = FileManager.default.temporaryDirectory.appendingPathComponent("evolving-\(UUID()).json").path
+    override class var sources: ConfigSources { ConfigSources(aboveStore: [.jsonFile(path, optional: true)]) }
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
 /// A value type that counts how often it is decoded.
 struct CountedDecoding: Codable, Sendable, Equatable {
     static let decodings = DecodingCount()
@@ -283,6 +305,40 @@ final class DecodingCount: @unchecked Sendable {
         // A field given with another type makes the text invalid.
         #expect(throws: StorableConfigError.self) { try assigned.$window.assign(parsing: #"{"height": "tall"}"#) }
         #expect(assigned.window.height == 7)
+    }
+
+    @Test func aLaunchArgumentThatGivesSomeFieldsTakesTheOthersFromTheStoredValueAsItChanges() throws {
+        let store = InMemoryStore()
+        let stored = WindowV2(width: 1, height: 2, size: SizeV2(columns: 3, rows: 4), isFullScreen: false)
+        PartlyOverriddenWindowWriter(store: store).window = stored
+        let config = PartlyOverriddenWindow(store: store)
+        #expect(config.window == WindowV2(width: 5, height: 2, size: SizeV2(columns: 3, rows: 4), isFullScreen: false))
+        #expect(config.$window.layer == .argument)
+        // Its own assignment is stored, and read under the argument's field.
+        config.window = WindowV2(width: 7, height: 9, size: SizeV2(columns: 3, rows: 4), isFullScreen: false)
+        #expect(config.window.width == 5 && config.window.height == 9)
+        // So is another program's.
+        PartlyOverriddenWindowWriter(store: store).window.height = 11
+        #expect(config.window == WindowV2(width: 5, height: 11, size: SizeV2(columns: 3, rows: 4), isFullScreen: false))
+        // Nothing stored: the others are the declared default's.
+        config.$window.reset()
+        #expect(
+            config.window == WindowV2(width: 5, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true))
+    }
+
+    @Test func aJSONSourceThatGivesSomeFieldsTakesTheOthersFromTheStoredValue() throws {
+        defer { try? FileManager.default.removeItem(atPath: SourcedOverStored.path) }
+        try #"{"evolving.SourcedOverStored.window": {"size": {"rows": 9}}}"#.write(
+            toFile: SourcedOverStored.path, atomically: true, encoding: .utf8)
+        let store = InMemoryStore()
+        store.setValue(
+            .dictionary([
+                "width": .int(1), "height": .int(2), "size": .dictionary(["columns": .int(3), "rows": .int(4)]),
+                "isFullScreen": .bool(false),
+            ]), forKey: "evolving.SourcedOverStored.window")
+        let config = SourcedOverStored(store: store)
+        #expect(config.window == WindowV2(width: 1, height: 2, size: SizeV2(columns: 3, rows: 9), isFullScreen: false))
+        #expect(config.$window.layer == .file)
     }
 
     @Test func aValueThatMatchesItsTypeIsDecodedOnce() throws {

@@ -183,12 +183,13 @@ extension Setting {
     /// the store, else the default; returns whether it is the store's value. Records which layer it is. Resolved in the
     /// critical section that checks and sets the version, so that a value worked out from layers that have
     /// changed since can never be taken.
+    /// `filled`: the value of a layer above that gives some fields, filled from the store's value.
     @inline(never)
-    func layeredValueLocked(_ shown: inout Value, fromStore: Bool) -> Bool {
+    func layeredValueLocked(_ shown: inout Value, fromStore: Bool, filled: FilledLayer<Value>?) -> Bool {
         guard let extras else { return true }
         if let above = extras.overridden {
             extras.appliedLayer = .above
-            shown = above.value
+            if let filled, filled.layer === above { shown = filled.value } else { shown = above.value }
             return false
         }
         if !fromStore, let below = extras.fallback {
@@ -244,6 +245,8 @@ extension Setting {
         telling: Bool = true, endingShow shownNumber: UInt64 = 0
     ) -> (() -> Void)? {
         let lock = self.lock
+        // A layer above that gives some fields takes the others from the store's value: read outside the lock.
+        let filled = hasLayers && fromStore ? stored.flatMap(valueFilledFromStore) : nil
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?
@@ -285,7 +288,7 @@ extension Setting {
             var shown = newValue
             var shownStored = stored
             if hasLayers {
-                if !layeredValueLocked(&shown, fromStore: fromStore) { shownStored = nil }
+                if !layeredValueLocked(&shown, fromStore: fromStore, filled: filled) { shownStored = nil }
                 if let node {
                     node.new = shown
                     node.stored = shownStored

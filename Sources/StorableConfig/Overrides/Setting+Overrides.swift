@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value that a layer gives (an override, or a file source above or below the store) and where it comes from. A
 /// class, so that reading whether a setting has one looks up no generic type.
 final class SettingOverride<Value> {
@@ -12,20 +14,49 @@ final class SettingOverride<Value> {
     let isSecret: Bool
     /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
     let layer: String
+    /// The JSON object given, when it leaves out fields of the type: they are read from the stored value, else
+    /// from the layer below or the declared default, as `value` has them (see `Setting.valueFilledFromStore`).
+    let partialForm: StoredValue?
 
-    init(value: Value, source: SettingLayer, origin: String, text: String, isSecret: Bool, layer: String) {
+    init(
+        value: Value, source: SettingLayer, origin: String, text: String, isSecret: Bool, layer: String,
+        partialForm: StoredValue? = nil
+    ) {
         self.value = value
         self.source = source
         self.origin = origin
         self.text = text
         self.isSecret = isSecret
         self.layer = layer
+        self.partialForm = partialForm
     }
 
     /// Whether `self` and `other` are the same value from the same place.
     func isSame(as other: SettingOverride<Value>?) -> Bool {
         guard let other else { return false }
         return other === self || (other.origin == origin && other.text == text)
+    }
+}
+
+/// The value of a layer above the store that gives some fields, filled from a stored value: valid while the
+/// setting's layer is still `layer`.
+final class FilledLayer<Value> {
+    let layer: SettingOverride<Value>
+    let value: Value
+
+    init(layer: SettingOverride<Value>, value: Value) {
+        self.layer = layer
+        self.value = value
+    }
+}
+
+extension StoredValue {
+    /// This value with `other`'s members put over it, through nested dictionaries; `other` itself where either is
+    /// not a dictionary.
+    func overlaid(with other: StoredValue) -> StoredValue {
+        guard case .dictionary(var members) = self, case .dictionary(let others) = other else { return other }
+        for (name, member) in others { members[name] = members[name]?.overlaid(with: member) ?? member }
+        return .dictionary(members)
     }
 }
 
@@ -140,6 +171,22 @@ extension Setting {
         }
     }
 
+    /// The value of the layer above the store, when it gives only some fields of the value: those fields over
+    /// `stored` (the store's value), the rest as `stored` has them, else as the layer's own value has them (from
+    /// the layer below or the declared default); `nil` when no such layer applies, or the result does not read.
+    /// Runs the value type's own decoding: call it without holding a lock.
+    @inline(never)
+    func valueFilledFromStore(_ stored: StoredValue) -> FilledLayer<Value>? {
+        guard let extras, let above = locked({ extras.overridden }), let partial = above.partialForm else {
+            return nil
+        }
+        var fallbacks: [ValueEvolution.FieldFallback] = []
+        let traits = ValueTraits<Value>.shared
+        guard let value = try? decodeFillingGaps(stored.overlaid(with: partial), traits: traits, fallbacks: &fallbacks)
+        else { return nil }
+        return FilledLayer(layer: above, value: value)
+    }
+
     /// Whether a launch argument, an environment variable or a file source above the store overrides the stored
     /// value.
     public var isOverridden: Bool { overridden != nil }
@@ -165,12 +212,26 @@ extension Setting {
                 let problem: String
                 do {
                     let value: Value
+                    let traits = ValueTraits<Value>.shared
+                    // A JSON object that leaves out fields of the type: they come from the layers below it.
+                    var partialForm: StoredValue?
                     switch candidate.value {
-                    case .text(let text): value = try parse(text)
+                    case .text(let text):
+                        value = try parse(text)
+                        if !traits.isNative, let json = try? JSONText.parse(Data(text.utf8)), case .dictionary = json,
+                            (try? traits.decode(json)) == nil
+                        {
+                            partialForm = json
+                        }
                     case .stored(let stored):
-                        // A source may leave out fields (the default's are read); a field it gives must be valid.
+                        // A field the source gives must be valid.
                         var fallbacks: [ValueEvolution.FieldFallback] = []
-                        value = try decodeFillingGaps(stored, traits: ValueTraits<Value>.shared, fallbacks: &fallbacks)
+                        do {
+                            value = try traits.decode(stored)
+                        } catch {
+                            value = try decodeFillingGaps(stored, traits: traits, fallbacks: &fallbacks)
+                            partialForm = stored
+                        }
                         if let fallback = fallbacks.first {
                             throw StoredValueCoding.Failure(description: fallback.reason)
                         }
@@ -180,7 +241,8 @@ extension Setting {
                     } else {
                         let taken = SettingOverride(
                             value: value, source: candidate.source, origin: candidate.origin,
-                            text: candidate.value.text, isSecret: candidate.isSecret, layer: candidate.layer)
+                            text: candidate.value.text, isSecret: candidate.isSecret, layer: candidate.layer,
+                            partialForm: partialForm)
                         if !candidate.layer.isEmpty { good[candidate.layer] = taken }
                         return taken
                     }
