@@ -90,6 +90,20 @@ struct DemoTests {
         #expect(try String(contentsOf: home.settingsFile, encoding: .utf8) == written)
     }
 
+    @Test func settingAWindowKeepsTheFieldsANewerVersionStored() throws {
+        let home = DemoHome()
+        try FileManager.default.createDirectory(
+            at: home.settingsFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try #"{"storable-config-demo.AppConfig.window": {"height": 768, "width": 1024, "opacity": 0.9}}"#.write(
+            to: home.settingsFile, atomically: true, encoding: .utf8)
+        let set = try home.run("set", "app.window", #"{"width": 800, "height": 600}"#)
+        #expect(set.status == 0, "\(set.errorOutput)")
+        let window = try #require(try home.settings()["storable-config-demo.AppConfig.window"] as? [String: Any])
+        #expect(window["width"] as? Int == 800)
+        #expect(window["opacity"] as? Double == 0.9)
+        #expect(try home.run("get", "app.window").output == #"{"height":600,"isFullScreen":false,"width":800}"# + "\n")
+    }
+
     @Test func settingAnOptionalToNullClearsIt() throws {
         let home = DemoHome()
         try home.run("set", "app.nickname", "nick")

@@ -131,6 +131,16 @@ final class SourcedOverStored: EvolvingConfig, @unchecked Sendable {
     @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
 }
 
+/// A config whose JSON source above the store gives some fields, and a source below it others.
+final class SourcedOverSource: EvolvingConfig, @unchecked Sendable {
+    static let above = FileManager.default.temporaryDirectory.appendingPathComponent("evolving-\(UUID()).json").path
+    static let below = FileManager.default.temporaryDirectory.appendingPathComponent("evolving-\(UUID()).json").path
+    override class var sources: ConfigSources {
+        ConfigSources(aboveStore: [.jsonFile(above, optional: true)], belowStore: [.jsonFile(below, optional: true)])
+    }
+    @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
 /// A value type that counts how often it is decoded.
 struct CountedDecoding: Codable, Sendable, Equatable {
     static let decodings = DecodingCount()
@@ -339,6 +349,19 @@ final class DecodingCount: @unchecked Sendable {
         let config = SourcedOverStored(store: store)
         #expect(config.window == WindowV2(width: 1, height: 2, size: SizeV2(columns: 3, rows: 9), isFullScreen: false))
         #expect(config.$window.layer == .file)
+    }
+
+    @Test func aSourceAboveTheStoreThatGivesSomeFieldsTakesTheOthersFromASourceBelowWhenNothingIsStored() throws {
+        defer {
+            try? FileManager.default.removeItem(atPath: SourcedOverSource.above)
+            try? FileManager.default.removeItem(atPath: SourcedOverSource.below)
+        }
+        try #"{"evolving.SourcedOverSource.window": {"width": 5}}"#.write(
+            toFile: SourcedOverSource.above, atomically: true, encoding: .utf8)
+        try #"{"evolving.SourcedOverSource.window": {"width": 1, "height": 2, "size": {"columns": 3, "rows": 4}}}"#
+            .write(toFile: SourcedOverSource.below, atomically: true, encoding: .utf8)
+        let config = SourcedOverSource(store: InMemoryStore())
+        #expect(config.window == WindowV2(width: 5, height: 2, size: SizeV2(columns: 3, rows: 4), isFullScreen: true))
     }
 
     @Test func aValueThatMatchesItsTypeIsDecodedOnce() throws {

@@ -183,7 +183,7 @@ extension Setting {
     /// the store, else the default; returns whether it is the store's value. Records which layer it is. Resolved in the
     /// critical section that checks and sets the version, so that a value worked out from layers that have
     /// changed since can never be taken.
-    /// `filled`: the value of a layer above that gives some fields, filled from the store's value.
+    /// `filled`: the value of a layer above that gives some fields, filled from the layers below it.
     @inline(never)
     func layeredValueLocked(_ shown: inout Value, fromStore: Bool, filled: FilledLayer<Value>?) -> Bool {
         guard let extras else { return true }
@@ -245,8 +245,8 @@ extension Setting {
         telling: Bool = true, endingShow shownNumber: UInt64 = 0
     ) -> (() -> Void)? {
         let lock = self.lock
-        // A layer above that gives some fields takes the others from the store's value: read outside the lock.
-        let filled = hasLayers && fromStore ? stored.flatMap(valueFilledFromStore) : nil
+        // A layer above that gives some fields takes the others from the layers below: read outside the lock.
+        let filled = hasLayers ? valueFilledFromLayersBelow(stored: fromStore ? stored : nil) : nil
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.
         var node: PendingChange<Value>?
         var state: ObservationState<Value>?

@@ -15,7 +15,8 @@ final class SettingOverride<Value> {
     /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
     let layer: String
     /// The JSON object given, when it leaves out fields of the type: they are read from the stored value, else
-    /// from the layer below or the declared default, as `value` has them (see `Setting.valueFilledFromStore`).
+    /// from the layer below, else from the declared default, as `value` has them (see
+    /// `Setting.valueFilledFromLayersBelow`).
     let partialForm: StoredValue?
 
     init(
@@ -172,17 +173,19 @@ extension Setting {
     }
 
     /// The value of the layer above the store, when it gives only some fields of the value: those fields over
-    /// `stored` (the store's value), the rest as `stored` has them, else as the layer's own value has them (from
-    /// the layer below or the declared default); `nil` when no such layer applies, or the result does not read.
-    /// Runs the value type's own decoding: call it without holding a lock.
+    /// `stored` (the store's value), the others as `stored` has them; with nothing stored, over the value of the
+    /// layer below the store, if there is one. `nil` when no such layer applies, or the result does not read (the
+    /// layer's own value, filled from the declared default, is read then). Runs the value type's own decoding:
+    /// call it without holding a lock.
     @inline(never)
-    func valueFilledFromStore(_ stored: StoredValue) -> FilledLayer<Value>? {
-        guard let extras, let above = locked({ extras.overridden }), let partial = above.partialForm else {
-            return nil
-        }
-        var fallbacks: [ValueEvolution.FieldFallback] = []
+    func valueFilledFromLayersBelow(stored: StoredValue?) -> FilledLayer<Value>? {
+        guard let extras else { return nil }
+        let (above, below) = locked { (extras.overridden, extras.fallback) }
+        guard let above, let partial = above.partialForm else { return nil }
         let traits = ValueTraits<Value>.shared
-        guard let value = try? decodeFillingGaps(stored.overlaid(with: partial), traits: traits, fallbacks: &fallbacks)
+        guard let base = stored ?? below.flatMap({ try? traits.encode($0.value) }) else { return nil }
+        var fallbacks: [ValueEvolution.FieldFallback] = []
+        guard let value = try? decodeFillingGaps(base.overlaid(with: partial), traits: traits, fallbacks: &fallbacks)
         else { return nil }
         return FilledLayer(layer: above, value: value)
     }
