@@ -55,7 +55,9 @@ extension Setting {
             return
         }
         // While the setting holds this write's version, the store holds nothing more to keep.
-        locked { onlyKnownMembersVersion = carried == nil && version == written ? written : 0 }
+        locked {
+            binding.context.onlyKnownMembers[binding.index] = carried == nil && version == written ? written : nil
+        }
     }
 
     /// The stored value whose unknown members an assignment keeps: this thread's batch's change of the key if
@@ -65,7 +67,7 @@ extension Setting {
     private func storedValueToKeep(binding: SettingBinding) -> StoredValue? {
         let context = binding.context
         if context.isBatching, let batched = context.batchedChange(forKey: binding.key) { return batched.stored }
-        guard locked({ onlyKnownMembersVersion == 0 || onlyKnownMembersVersion != version }) else { return nil }
+        guard locked({ context.onlyKnownMembers[binding.index] != version }) else { return nil }
         return (try? context.hub.values(forKeys: [binding.key], in: context.store))?[binding.key]
     }
 

@@ -57,10 +57,6 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     var pendingValue: Value
     /// Which assignment `pendingValue` is, by number (0: none shown), so that only it takes its value away.
     var pendingNumber: UInt64 = 0
-    /// The version of a stored value that this setting wrote and that holds no member its type does not know
-    /// (0: none known), so that the next assignment, while the setting still holds that version, need not read
-    /// the store for members to keep (see `assignKeepingUnknownMembers`).
-    var onlyKnownMembersVersion: UInt64 = 0
     /// Observers and undelivered changes, made when first needed (most settings are never observed).
     var observation: ObservationState<Value>?
     /// What the declaration says beyond the default (keys, a check, secrecy) and an override: `nil` for a plain

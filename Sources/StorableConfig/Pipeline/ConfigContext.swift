@@ -55,6 +55,11 @@ final class ConfigContext: @unchecked Sendable {
     /// The number of the last assignment of one of the config's settings that showed its value while written
     /// (`Setting.showWhileWriting`); guarded by `settingsLock`.
     var lastPendingNumber: UInt64 = 0
+    /// By setting index: the version of a stored value that the setting wrote and that holds no member its type
+    /// does not know, so that its next assignment, while it still holds that version, need not read the store for
+    /// members to keep (see `Setting.assignKeepingUnknownMembers`). Only settings of types without a native
+    /// stored form that were assigned have one. Guarded by the config's lock, `settingsLock`.
+    var onlyKnownMembers: [Int: UInt64] = [:]
 
     /// Counts the observers again after a change of `observers`, under their lock.
     private func recount(_ observers: ChangeObservers) {
