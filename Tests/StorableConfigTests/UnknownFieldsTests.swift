@@ -211,7 +211,39 @@ final class RolledBackV2: EvolvingConfig, @unchecked Sendable {
     @Setting var window = WidthV2()
 }
 
+final class StormV1: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "Storm" }
+    @Setting var window = WidthV1()
+}
+
+final class StormV2: EvolvingConfig, @unchecked Sendable {
+    override class var configName: String { "Storm" }
+    @Setting var window = WidthV2()
+}
+
 @Suite struct UnknownFieldsTests {
+    @Test func twoVersionsAssigningOnManyThreadsAtOnceNeitherHangNorLoseTheFieldsAtTheEnd() async {
+        let store = InMemoryStore()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<100 {
+                        // Configs made, assigned and released on every task, both versions at once.
+                        if task.isMultiple(of: 2) {
+                            StormV1(store: store).window.width = round
+                        } else {
+                            let newer = StormV2(store: store)
+                            newer.batch { newer.window = WidthV2(width: round, color: "c\(task)") }
+                        }
+                    }
+                }
+            }
+        }
+        StormV2(store: store).window = WidthV2(width: 1, color: "last")
+        StormV1(store: store).window.width = 2
+        #expect(StormV2(store: store).window == WidthV2(width: 2, color: "last"))
+    }
+
     @Test func anOlderVersionWritingUnderAKeyThatANewerVersionRenamedKeepsWhatItDoesNotKnow() {
         let store = InMemoryStore()
         let newer = RenamedKeyV2(store: store)
