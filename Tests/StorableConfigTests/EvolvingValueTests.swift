@@ -131,6 +131,15 @@ final class SourcedOverStored: EvolvingConfig, @unchecked Sendable {
     @Setting var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
 }
 
+/// A launch argument that gives one field, on a setting whose check the stored height would fail with it.
+final class CheckedPartlyOverridden: EvolvingConfig, @unchecked Sendable {
+    override class var overrides: ConfigOverrides {
+        .arguments(["program", "--checked-partly-overridden-window", #"{"width": 5}"#])
+    }
+    @Setting(validate: { $0.width < 50 && $0.height > 600 ? "too tall for its width" : nil })
+    var window = WindowV2(width: 640, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true)
+}
+
 /// A config whose JSON source above the store gives some fields, and a source below it others.
 final class SourcedOverSource: EvolvingConfig, @unchecked Sendable {
     static let above = FileManager.default.temporaryDirectory.appendingPathComponent("evolving-\(UUID()).json").path
@@ -334,6 +343,17 @@ final class DecodingCount: @unchecked Sendable {
         config.$window.reset()
         #expect(
             config.window == WindowV2(width: 5, height: 480, size: SizeV2(columns: 100, rows: 30), isFullScreen: true))
+    }
+
+    @Test func aPartialOverrideFilledFromTheStoreThatFailsTheCheckReadsTheOverrideFilledFromTheDefault() throws {
+        let store = InMemoryStore()
+        store.setValue(
+            .dictionary(["width": .int(100), "height": .int(900), "size": .dictionary([:])]),
+            forKey: "evolving.CheckedPartlyOverridden.window")
+        // Width 5 with the stored height 900 fails the check: the argument over the declared default is read.
+        let config = CheckedPartlyOverridden(store: store)
+        #expect(config.window.width == 5)
+        #expect(config.window.height == 480)
     }
 
     @Test func aJSONSourceThatGivesSomeFieldsTakesTheOthersFromTheStoredValue() throws {

@@ -174,8 +174,8 @@ extension Setting {
 
     /// The value of the layer above the store, when it gives only some fields of the value: those fields over
     /// `stored` (the store's value), the others as `stored` has them; with nothing stored, over the value of the
-    /// layer below the store, if there is one. `nil` when no such layer applies, or the result does not read (the
-    /// layer's own value, filled from the declared default, is read then). Runs the value type's own decoding:
+    /// layer below the store, if there is one. `nil` when no such layer applies, or the result does not read or
+    /// fails the setting's check (the layer's own value, filled from the declared default, is read then). Runs the value type's own decoding:
     /// call it without holding a lock.
     @inline(never)
     func valueFilledFromLayersBelow(stored: StoredValue?) -> FilledLayer<Value>? {
@@ -185,7 +185,8 @@ extension Setting {
         let traits = ValueTraits<Value>.shared
         guard let base = stored ?? below.flatMap({ try? traits.encode($0.value) }) else { return nil }
         var fallbacks: [ValueEvolution.FieldFallback] = []
-        guard let value = try? decodeFillingGaps(base.overlaid(with: partial), traits: traits, fallbacks: &fallbacks)
+        guard let value = try? decodeFillingGaps(base.overlaid(with: partial), traits: traits, fallbacks: &fallbacks),
+            rules?.check?(value) == nil
         else { return nil }
         return FilledLayer(layer: above, value: value)
     }
