@@ -128,11 +128,8 @@ extension Setting {
                     key: shownKey, reason: isSecret ? StorableConfigError.redacted : "\(error)")
             }
             // The revision's members that this version of the type does not know are restored with it.
-            if !traits.isNative {
-                encoded =
-                    ValueEvolution.carryingUnknownMembers(of: stored, into: encoded, as: Value.self) {
-                        try? traits.encode(defaultValue)
-                    } ?? encoded
+            if let known = knownMembers(of: stored, writing: encoded) {
+                encoded = ValueEvolution.carrying(stored, into: encoded, known: known) ?? encoded
             }
             if let overridden { reportAssignment(overriddenBy: overridden) }
             try store.setValue(encoded, forKey: key, ifModifiedAt: expected)

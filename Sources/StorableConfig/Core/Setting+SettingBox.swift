@@ -98,7 +98,7 @@ extension Setting: SettingBox {
                 for fallback in fallbacks {
                     StorableConfig.report(
                         .invalidValue(
-                            key: key + (fallback.path.hasPrefix("[") ? "" : ".") + fallback.path,
+                            key: fallback.key(under: key),
                             value: isSecret ? StorableConfigError.redacted : "\(fallback.stored)",
                             // A decoder's message may quote the value.
                             reason: "\(isSecret ? "It is not of the field's type." : fallback.reason) The field reads "

@@ -35,7 +35,7 @@ extension Setting {
 
     /// Writes `encoded`, the stored form of `newValue`, with the members of the stored value that this version of
     /// the type does not know (fields a newer version added) carried over, so that a newer version reading it
-    /// again loses nothing (see ``ValueEvolution/carryingUnknownMembers(of:into:as:filling:)``). The store is read
+    /// again loses nothing (see ``ValueEvolution/knownMembers(of:writing:as:filling:)``). The store is read
     /// for them unless the setting holds the value it last wrote and that value carried none.
     @inline(never)
     func assignKeepingUnknownMembers(
@@ -46,10 +46,8 @@ extension Setting {
             return
         }
         var carried: StoredValue?
-        if let old = storedValueToKeep(binding: binding) {
-            carried = ValueEvolution.carryingUnknownMembers(of: old, into: encoded, as: Value.self) {
-                try? traits.encode(defaultValue)
-            }
+        if let old = storedValueToKeep(binding: binding), let known = knownMembers(of: old, writing: encoded) {
+            carried = ValueEvolution.carrying(old, into: encoded, known: known)
         }
         guard let written = write(newValue, stored: carried ?? encoded, through: binding, traits: traits) else {
             return

@@ -295,7 +295,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
             for (id, fallback) in fallbacks {
                 StorableConfig.report(
                     .invalidValue(
-                        key: "\(key)[\(id)]" + (fallback.path.hasPrefix("[") ? "" : ".") + fallback.path,
+                        key: fallback.key(under: "\(key)[\(id)]"),
                         value: "\(fallback.stored)",
                         reason: "\(fallback.reason) The field reads the value for new fields, and the stored record is "
                             + "left in place"))

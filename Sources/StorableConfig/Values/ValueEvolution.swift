@@ -17,6 +17,11 @@ enum ValueEvolution {
         let stored: StoredValue
         /// Why the stored field was not read.
         let reason: String
+
+        /// The key that reports name the field by, under `parent` (a setting's key, or a record's).
+        func key(under parent: String) -> String {
+            parent + (path.hasPrefix("[") ? "" : ".") + path
+        }
     }
 
     /// Decodes `stored` as `Value`, filling gaps from `defaultForm`, the declared default's stored form (`nil`:
@@ -107,23 +112,15 @@ enum ValueEvolution {
 
     // MARK: Members this version does not know
 
-    /// `new`, the stored form of a `Value` about to be written where `old` is stored, with the members of `old`
-    /// that `Value` does not know (its `init(from:)` never asks for them: fields a newer version added) carried
-    /// over, at every depth of nested objects; nothing is carried inside arrays. A member the type asks for is
-    /// known, even when `new` leaves it out (an optional set to `nil`), and is not brought back. An `old` that
-    /// does not decode as `Value` (even with its gaps filled from `defaultForm`) is replaced whole. `nil` when
-    /// nothing is carried.
-    static func carryingUnknownMembers<Value: Decodable>(
-        of old: StoredValue, into new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
-    ) -> StoredValue? {
-        guard let known = knownMembers(of: old, writing: new, as: Value.self, filling: defaultForm) else { return nil }
-        return carrying(old, into: new, known: known)
-    }
-
     /// The places (member names from the top) of the members that `Value` asks for when it reads `old` and when
-    /// it reads `new`: a type may ask for other members depending on what it reads (an enum's case). `nil` when
-    /// nothing is to be carried: `old` has no member that `new` lacks, or does not decode as `Value`. Runs the
-    /// type's own decoding: call it without holding a lock, and ``carrying(_:into:known:)`` with the answer.
+    /// it reads `new`, so that ``carrying(_:into:known:)`` keeps the others (fields a newer version added) when
+    /// `new` is written over `old`, at every depth of nested objects; nothing is carried inside arrays. A member
+    /// the type asks for is known even when `new` leaves it out (an optional set to `nil`), and is not brought
+    /// back. An `old` that does not decode as `Value` (even with its gaps filled from `defaultForm`) is replaced
+    /// whole. Both values count, because a type may ask for other members depending on what it reads (an enum's
+    /// case). `nil` when nothing is to be carried: `old` has no member that `new` lacks, or does not decode as
+    /// `Value`. Runs the type's own decoding: call it without holding a lock, and ``carrying(_:into:known:)`` with
+    /// the answer.
     static func knownMembers<Value: Decodable>(
         of old: StoredValue, writing new: StoredValue, as type: Value.Type, filling defaultForm: () -> StoredValue?
     ) -> Set<[String]>? {
