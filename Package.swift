@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "StorableConfigTesting", targets: ["StorableConfigTesting"]),
         // EtcdStore: one config class shared by a fleet of servers through an etcd cluster.
         .library(name: "StorableConfigEtcd", targets: ["StorableConfigEtcd"]),
+        // CloudSync: chosen settings synced across a user's devices through iCloud's key-value store.
+        .library(name: "StorableConfigCloud", targets: ["StorableConfigCloud"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
         .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
@@ -19,6 +21,7 @@ let package = Package(
         .target(name: "StorableConfig"),
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigCloud", dependencies: ["StorableConfig"]),
         .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd"]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
@@ -53,6 +56,11 @@ let package = Package(
                 "StorableConfig", "StorableConfigEtcd", "StorableConfigTesting", "storable-config-demo", "window-v1",
                 "window-v2",
             ]
+        ),
+        // The merge engine against a simulated cloud of several devices.
+        .testTarget(
+            name: "StorableConfigCloudTests",
+            dependencies: ["StorableConfig", "StorableConfigCloud"]
         ),
         // Built with the isolation that new Xcode app targets use, to prove that a
         // config subclass declared in such a module compiles and works.

@@ -35,6 +35,9 @@ public protocol AnySetting: AnyObject, Sendable {
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".
     var valueTypeName: String { get }
+    /// Whether the setting is a collection of records (``Records``), stored as a dictionary of records by
+    /// identifier: code that syncs or merges values can treat each record on its own.
+    var holdsRecords: Bool { get }
     /// What ``assign(parsing:)`` accepts, as a phrase: "true or false", "a whole number", "one of: light, dark".
     var expectedFormat: String { get }
     /// The current value as text: strings, dates and URLs as they are, everything else as compact JSON.
@@ -82,6 +85,8 @@ extension AnySetting {
 }
 
 extension AnySetting {
+    /// `false`: one value.
+    public var holdsRecords: Bool { false }
     /// ``layer``, as text.
     public var origin: String { layer == .stored ? "the store" : layer.description }
     /// ``isSecret``.

@@ -54,6 +54,8 @@ final class SettingBinding: @unchecked Sendable {
     /// Tells the config-wide observers (``StorableConfig/changes``) that the setting changed.
     func tellChangeObservers(old: any Sendable, new: any Sendable, isSecret: Bool) {
         context.tellChangeObservers(
-            ConfigChange(name: name, key: key, oldValue: old, newValue: new, isSecret: isSecret))
+            ConfigChange(
+                name: name, key: key, oldValue: old, newValue: new, isSecret: isSecret,
+                origin: context.store.origin(forKey: context.hub.storeKey(key))))
     }
 }

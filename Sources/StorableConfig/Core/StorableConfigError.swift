@@ -87,6 +87,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// The file source below the store `origin` gives a new value for `key`, which the setting does not read,
     /// because `hiddenBy` (the store, or an override) hides it.
     case sourceValueHidden(key: String, origin: String, hiddenBy: String)
+    /// The setting stored under `key` is not synced with other devices, or a change of it was not: `reason` says
+    /// why (the cloud's limits, a full cloud, an account change). The value stays in the local store.
+    case notSynced(key: String, reason: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -101,6 +104,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .migrationFailed(_, _, let key, _): key
         case .earlierKeyInUse(_, let key, _, _): key
         case .revisionCompacted(let key, _), .noValueAtRevision(let key, _), .changedSinceRevision(let key, _, _): key
+        case .notSynced(let key, _): key
         default: nil
         }
     }
@@ -141,6 +145,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .sourceValueHidden(let key, let origin, let hiddenBy):
             "The \(origin) gives a new value for '\(key)', which the setting does not read: \(hiddenBy) hides it "
                 + "(reset the setting to read the file's value)."
+        case .notSynced(let key, let reason):
+            "'\(key)' is not synced with other devices: \(Self.clause(reason)); its value stays on this device."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(Self.clause(reason))."
         case .migrationFailed(let config, let step, let key, let reason):

@@ -17,13 +17,21 @@ public struct ConfigChange: Sendable, CustomStringConvertible, CustomReflectable
     public let newValue: any Sendable
     /// Whether the setting is secret: its values then show as `<redacted>` in ``description``.
     public let isSecret: Bool
+    /// Where the store says the new value came from, when it says more than "the store"
+    /// (``ConfigStore/origin(forKey:)``): `iCloud (device "iPad")` for a value that a synced store took from
+    /// another device. `nil` otherwise.
+    public let origin: String?
 
-    init(name: String, key: String, oldValue: any Sendable, newValue: any Sendable, isSecret: Bool = false) {
+    init(
+        name: String, key: String, oldValue: any Sendable, newValue: any Sendable, isSecret: Bool = false,
+        origin: String? = nil
+    ) {
         self.name = name
         self.key = key
         self.oldValue = oldValue
         self.newValue = newValue
         self.isSecret = isSecret
+        self.origin = origin
     }
 
     /// The name, key and values, with `<redacted>` for a secret's, so that `dump` shows no secret.

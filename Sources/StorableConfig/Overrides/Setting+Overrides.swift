@@ -136,10 +136,13 @@ extension Setting {
 
     /// Where the value comes from, as a person would say it: `launch argument --app-config-port`,
     /// `environment variable APP_CONFIG_PORT`, `file /etc/app/conf.d/APP_CONFIG_PORT`, `.env file ./.env line 3`,
-    /// `the store`, or `the declared default`.
+    /// `the store` (or what the store says of the value, such as `iCloud (device "iPad")`: see
+    /// ``ConfigStore/origin(forKey:)``), or `the declared default`.
     public var origin: String {
         if let layer = appliedLayerValue { return layer.origin }
-        return isSet ? "the store" : "the declared default"
+        guard isSet else { return "the declared default" }
+        guard let binding = locked({ binding }) else { return "the store" }
+        return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
     }
 
     /// A value that a file source below the store gives but the setting does not read, because a stored value or

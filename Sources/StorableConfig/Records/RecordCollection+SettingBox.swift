@@ -93,6 +93,8 @@ extension RecordCollection: AnySetting {
     public var isSet: Bool { !current.entries.isEmpty }
     /// `RecordCollection<Record>`.
     public var valueTypeName: String { "RecordCollection<\(TypeName.of(Record.self))>" }
+    /// `true`.
+    public var holdsRecords: Bool { true }
     /// What ``assign(parsing:)`` accepts: a JSON array of records.
     public var expectedFormat: String { "a JSON array of \(TypeName.of(Record.self)) records" }
 

@@ -310,7 +310,9 @@ where Record.ID: LosslessStringConvertible & Sendable {
         if binding.context.hasChangeObservers {
             binding.context.tellWillChangeObservers()
             binding.context.tellChangeObservers(
-                ConfigChange(name: binding.name, key: binding.key, oldValue: old, newValue: all))
+                ConfigChange(
+                    name: binding.name, key: binding.key, oldValue: old, newValue: all,
+                    origin: binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key))))
         }
     }
 

@@ -103,6 +103,13 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// The default implementation does nothing, which suits stores that always read through.
     /// - Throws: If the storage cannot be read.
     func reload() throws
+
+    /// Where the value stored for `key` came from, when the store knows more than "the store": a store that
+    /// syncs keys with other devices says `iCloud (device "iPad")` for a value another device wrote.
+    /// ``Setting/origin`` and ``ConfigChange/origin`` show it. The default is `nil`.
+    ///
+    /// It is asked while no lock of the framework is held, and should answer from memory.
+    func origin(forKey key: String) -> String?
 }
 
 /// How far a store's ``ConfigStore/updateValues(forKeys:_:)`` is atomic.
@@ -157,6 +164,9 @@ extension IdentifiedConfigStore {
 }
 
 extension ConfigStore {
+    /// `nil`: the store names no origin beyond itself.
+    public func origin(forKey key: String) -> String? { nil }
+
     /// Reads each key with ``value(forKey:)``.
     public func values(forKeys keys: [String]) throws -> [String: StoredValue] {
         var result: [String: StoredValue] = [:]

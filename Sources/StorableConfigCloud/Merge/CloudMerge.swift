@@ -1,0 +1,55 @@
+import StorableConfig
+
+/// The merge rules, the same on every device: the later stamp wins, per key, and per record for a record
+/// collection. Pure functions of the two sides, so that any two devices that hold the same two sides agree.
+enum CloudMerge {
+    /// The winner of one key: the later of the two stamped values; the one side there is when the other has none.
+    static func single(local: Stamped?, cloud: Stamped?) -> Stamped? {
+        guard let local else { return cloud }
+        guard let cloud else { return local }
+        return cloud.stamp > local.stamp ? cloud : local
+    }
+
+    /// The records of both sides, each record the later of its two stamped values.
+    ///
+    /// A record that one side lacks is kept unless the other side dropped tombstones up to a later stamp: then
+    /// it was deleted there and its tombstone has since been dropped. Tombstones older than the lifetime before
+    /// `now` are dropped from the result.
+    static func records(local: RecordStamps, cloud: RecordStamps, now: Int64) -> RecordStamps {
+        var merged = RecordStamps()
+        merged.prunedBefore = [local.prunedBefore, cloud.prunedBefore].compactMap { $0 }.max()
+        for id in Set(local.entries.keys).union(cloud.entries.keys) {
+            switch (local.entries[id], cloud.entries[id]) {
+            case (let mine?, let theirs?): merged.entries[id] = theirs.stamp > mine.stamp ? theirs : mine
+            case (let mine?, nil): merged.entries[id] = survives(mine, prunedBefore: cloud.prunedBefore)
+            case (nil, let theirs?): merged.entries[id] = survives(theirs, prunedBefore: local.prunedBefore)
+            case (nil, nil): break
+            }
+        }
+        merged.pruneTombstones(now: now)
+        return merged
+    }
+
+    private static func survives(_ entry: Stamped, prunedBefore: CloudStamp?) -> Stamped? {
+        // A value from before sync was turned on never had a tombstone to lose.
+        guard let prunedBefore, entry.stamp.milliseconds != 0, entry.stamp <= prunedBefore else { return entry }
+        return nil
+    }
+
+    /// The stamps of a record collection after a local write changed its records from `old` to `new`: a record
+    /// added or changed takes `stamp`, a record removed becomes a tombstone stamped `stamp`.
+    static func recordsAfterLocalWrite(
+        _ stamps: RecordStamps, old: [String: StoredValue], new: [String: StoredValue], stamp: CloudStamp
+    ) -> RecordStamps {
+        var stamps = stamps
+        for (id, value) in new where old[id] != value || stamps.entries[id]?.value != value {
+            stamps.entries[id] = Stamped(stamp: stamp, value: value)
+        }
+        for id in old.keys where new[id] == nil {
+            stamps.entries[id] = Stamped(stamp: stamp, value: nil)
+        }
+        // A record the store lost without a write through this device (another program's edit) is not deleted in
+        // the cloud: only what this device removed is.
+        return stamps
+    }
+}
