@@ -146,7 +146,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "The \(origin) gives a new value for '\(key)', which the setting does not read: \(hiddenBy) hides it "
                 + "(reset the setting to read the file's value)."
         case .notSynced(let key, let reason):
-            "'\(key)' is not synced with other devices: \(Self.clause(reason)); its value stays on this device."
+            "'\(key)' is not synced with other devices: \(Self.clause(reason))."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(Self.clause(reason))."
         case .migrationFailed(let config, let step, let key, let reason):

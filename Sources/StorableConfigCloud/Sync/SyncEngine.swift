@@ -264,13 +264,14 @@ final class SyncEngine: Sendable {
             let keys = state.withLock { state in change.keys.compactMap { state.keyOfCloudKey[$0] } }
             for key in keys { merge(key) }
         case .quotaViolationChange:
-            for key in syncedKeys.sorted() {
-                let cloudKey = state.withLock { $0.keys[key]?.cloudKey } ?? key
-                let held = cloud.data(forKey: cloudKey).flatMap { try? CloudEntry(decoding: $0) }
-                let mine = state.withLock { $0.keys[key]?.entry(key) }
-                if let mine, mine != held {
-                    report(key, "the cloud is over its quota, and this device's value is not stored there", once: false)
-                }
+            // The keys the service names, or, when it names none, every key this device sent a value for.
+            let keys = state.withLock { state in
+                change.keys.isEmpty
+                    ? state.keys.filter { $0.value.entry($0.key) != nil }.keys.sorted()
+                    : change.keys.compactMap { state.keyOfCloudKey[$0] }
+            }
+            for key in keys {
+                report(key, "the cloud is over its quota, so this device's value may not be stored there", once: false)
             }
         case .accountChange:
             // The new account's values, or the defaults where it has none; nothing of the old account goes up.
