@@ -206,6 +206,27 @@ struct CloudSyncTests {
         #expect(pad.config.notes.all.sorted { $0.id < $1.id } == expected)
     }
 
+    @Test func recordsMovedOnOneDeviceAndInsertedOnAnotherEndInOneOrderOnBoth() {
+        let cloud = SimulatedCloud()
+        let phone = Phone("iPhone", on: cloud).launch()
+        let pad = Phone("iPad", on: cloud).launch()
+        for id in ["a", "b", "c"] { phone.config.chores.insert(Chore(id: id, order: 0), at: phone.config.chores.count) }
+        cloud.settle(["iPhone", "iPad"])
+        #expect(pad.config.chores.all.map(\.id) == ["a", "b", "c"])
+        cloud.setOnline("iPhone", false)
+        cloud.setOnline("iPad", false)
+        phone.clock.advance(10)
+        phone.config.chores.move(id: "c", to: 0)
+        pad.clock.advance(20)
+        pad.config.chores.insert(Chore(id: "d", order: 0), at: 1)
+        cloud.setOnline("iPhone", true)
+        cloud.setOnline("iPad", true)
+        cloud.settle(["iPhone", "iPad"])
+        let order = phone.config.chores.all.map(\.id)
+        #expect(Set(order) == ["a", "b", "c", "d"])
+        #expect(pad.config.chores.all.map(\.id) == order)
+    }
+
     @Test func aRecordDeletedLongAgoIsNotBroughtBackByADeviceOfflineSinceBefore() {
         let cloud = SimulatedCloud()
         let phone = Phone("iPhone", on: cloud).launch()

@@ -7,6 +7,11 @@ struct Note: Codable, Identifiable, Sendable, Equatable {
     var text: String
 }
 
+struct Chore: Codable, Identifiable, Sendable, Equatable {
+    var id: String
+    var order: Int
+}
+
 final class SyncedSettings: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "cloud.test" }
     @Setting var userName = ""
@@ -15,6 +20,7 @@ final class SyncedSettings: StorableConfig, @unchecked Sendable {
     @Setting var nickname: String? = nil
     @Setting(secret: true) var token = ""
     @Records var notes: RecordCollection<Note>
+    @Records(orderedBy: \.order) var chores: RecordCollection<Chore>
 }
 
 /// A wall clock a test sets.
