@@ -28,7 +28,7 @@ let package = Package(
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...
         .executableTarget(
             name: "storable-config-benchmarks",
-            dependencies: ["StorableConfig", "StorableConfigEtcd", "CAllocationStatistics"],
+            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud", "CAllocationStatistics"],
             // The generator of GeneratedConfigs.swift, beside it.
             exclude: ["generate-configs.sh"]),
         // malloc's statistics, which Swift's Glibc module does not export, for the benchmarks' memory figure.

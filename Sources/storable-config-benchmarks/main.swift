@@ -6,7 +6,8 @@
 //
 // With `--etcd`, only EtcdStore's figures, against that cluster (EtcdFigures.swift). With `--sources` or
 // `--scaling`, only the file sources' figures (SourceFigures.swift) or those with many configs alive
-// (ScalingFigures.swift), for a profiler. The comparisons with swift-configuration are in Benchmarks/, and
+// (ScalingFigures.swift), for a profiler; with `--cloud`, the figures of settings synced through a key-value cloud
+// (CloudFigures.swift). The comparisons with swift-configuration are in Benchmarks/, and
 // the first instance against the commit before the core issue is Benchmarks/compare-first-instance.sh.
 //
 // Each figure is the median of 7 runs of many iterations; every read goes through a non-inlined function
@@ -97,6 +98,11 @@ if arguments.contains("--sources") {
         sourceRows(readIterations: 2_000_000 / scale, scale: scale, directory: sourceDirectory),
         title: "StorableConfig file sources (release build, \(machine))\n")
     try? FileManager.default.removeItem(at: sourceDirectory)
+    exit(0)
+}
+if arguments.contains("--cloud") {
+    printTable(
+        cloudRows(scale: scale), title: "StorableConfig synced through a key-value cloud (release build, \(machine))\n")
     exit(0)
 }
 if arguments.contains("--scaling") {

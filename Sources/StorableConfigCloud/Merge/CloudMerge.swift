@@ -7,7 +7,22 @@ enum CloudMerge {
     static func single(local: Stamped?, cloud: Stamped?) -> Stamped? {
         guard let local else { return cloud }
         guard let cloud else { return local }
-        return cloud.stamp > local.stamp ? cloud : local
+        return later(cloud, local)
+    }
+
+    /// The later of the cloud's stamped value and this device's. Two values held before sync was turned on
+    /// (stamped at time zero) are not ordered by their devices: the cloud's wins, as a value already in the cloud
+    /// should. Two values under one stamp (a value changed without passing through the sync, on a device that
+    /// has not relaunched since) are ordered by their JSON text, so that every device picks the same.
+    static func later(_ cloud: Stamped, _ local: Stamped) -> Stamped {
+        let (first, second) = (cloud, local)
+        if first.stamp.isBeforeSync && second.stamp.isBeforeSync { return cloud }
+        guard first.stamp == second.stamp, first.value != second.value else {
+            return first.stamp > second.stamp ? first : second
+        }
+        let firstText = first.value?.jsonText() ?? ""
+        let secondText = second.value?.jsonText() ?? ""
+        return firstText.utf8.lexicographicallyPrecedes(secondText.utf8) ? second : first
     }
 
     /// The records of both sides, each record the later of its two stamped values.
@@ -20,7 +35,7 @@ enum CloudMerge {
         merged.prunedBefore = [local.prunedBefore, cloud.prunedBefore].compactMap { $0 }.max()
         for id in Set(local.entries.keys).union(cloud.entries.keys) {
             switch (local.entries[id], cloud.entries[id]) {
-            case (let mine?, let theirs?): merged.entries[id] = theirs.stamp > mine.stamp ? theirs : mine
+            case (let mine?, let theirs?): merged.entries[id] = later(theirs, mine)
             case (let mine?, nil): merged.entries[id] = survives(mine, prunedBefore: cloud.prunedBefore)
             case (nil, let theirs?): merged.entries[id] = survives(theirs, prunedBefore: local.prunedBefore)
             case (nil, nil): break

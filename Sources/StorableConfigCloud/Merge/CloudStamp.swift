@@ -24,6 +24,9 @@ public struct CloudStamp: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// sync on, so that a value already in the cloud wins over it.
     static func beforeSync(device: String) -> CloudStamp { CloudStamp(milliseconds: 0, counter: 0, device: device) }
 
+    /// Whether this stamps a value held before sync was turned on.
+    var isBeforeSync: Bool { milliseconds == 0 && counter == 0 }
+
     /// Whether `lhs` is earlier: by milliseconds, then counter, then device identifier.
     public static func < (lhs: CloudStamp, rhs: CloudStamp) -> Bool {
         (lhs.milliseconds, lhs.counter) != (rhs.milliseconds, rhs.counter)

@@ -55,49 +55,87 @@ extension SyncEngine.State {
 }
 
 extension SyncEngine.KeyState {
-    /// Reads the key's local state from its value and its stamps in the local store. A value stored without a
-    /// stamp was there before sync was turned on.
-    mutating func load(from values: [String: StoredValue], key: String, device: String) {
+    /// Reads the key's local state from its value and its stamps in the local store, moving `clock` past them.
+    ///
+    /// A value stored without a stamp was there before sync was turned on. A value that differs from the one
+    /// its stamp was given to (its digest, kept beside the stamp, differs) was written without passing through
+    /// the sync (another program, a widget writing the shared suite): it takes a new stamp, as a write now.
+    /// - Returns: Whether a value took a new stamp, so that the stamps must be written again.
+    mutating func load(
+        from values: [String: StoredValue], key: String, device: String, clock: inout HybridClock, now: Int64
+    ) -> Bool {
         let meta = values[SyncEngine.metaKey(key)]
+        var changedOutside: [String] = []
         if holdsRecords {
             let stored = values[key]?.members ?? [:]
             let stamps = meta?.members?["stamps"]?.members ?? [:]
             var records = RecordStamps()
             for (id, value) in stored {
-                records.entries[id] = Stamped(
-                    stamp: Self.stamp(stamps[id]) ?? .beforeSync(device: device), value: value)
+                let written = Self.stampAndDigest(stamps[id])
+                records.entries[id] = Stamped(stamp: written?.stamp ?? .beforeSync(device: device), value: value)
+                if meta != nil && written?.digest != Self.digest(value) { changedOutside.append(id) }
             }
-            for (id, text) in meta?.members?["deleted"]?.members ?? [:] where stored[id] == nil {
-                if let stamp = Self.stamp(text) { records.entries[id] = Stamped(stamp: stamp, value: nil) }
+            for (id, text) in meta?.members?["deleted"]?.members ?? [:] {
+                guard let stamp = Self.stampAndDigest(text)?.stamp else { continue }
+                if stored[id] == nil { records.entries[id] = Stamped(stamp: stamp, value: nil) }
             }
-            records.prunedBefore = Self.stamp(meta?.members?["prunedBefore"])
+            // A record removed without passing through the sync.
+            for id in stamps.keys where stored[id] == nil {
+                records.entries[id] = Stamped(stamp: .beforeSync(device: device), value: nil)
+                changedOutside.append(id)
+            }
+            records.prunedBefore = Self.stampAndDigest(meta?.members?["prunedBefore"])?.stamp
             self.records = records
-        } else if let stamp = Self.stamp(meta) {
-            single = Stamped(stamp: stamp, value: values[key])
+        } else if let written = Self.stampAndDigest(meta) {
+            single = Stamped(stamp: written.stamp, value: values[key])
+            if written.digest != Self.digest(values[key]) { changedOutside.append(key) }
         } else {
             single = values[key].map { Stamped(stamp: .beforeSync(device: device), value: $0) }
         }
+        for stamp in stamps { clock.witness(stamp) }
+        guard !changedOutside.isEmpty else { return false }
+        let fresh = clock.tick(now: now)
+        if holdsRecords {
+            for id in changedOutside { records.entries[id]?.stamp = fresh }
+        } else {
+            single?.stamp = fresh
+        }
+        return true
     }
 
-    private static func stamp(_ value: StoredValue?) -> CloudStamp? {
+    /// A stamp as the local store keeps it: `<stamp> <digest>`, the digest of the value it was given to.
+    private static func stampAndDigest(_ value: StoredValue?) -> (stamp: CloudStamp, digest: String)? {
         guard case .string(let text)? = value else { return nil }
-        return try? CloudStamp(text: text)
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard let stamp = try? CloudStamp(text: String(parts[0])) else { return nil }
+        return (stamp, parts.count > 1 ? String(parts[1]) : "")
+    }
+
+    /// 16 hexadecimal digits of the FNV-1a hash of the value's JSON text; `-` for no value.
+    static func digest(_ value: StoredValue?) -> String {
+        guard let value else { return "-" }
+        return String(CloudLimits.fnv1a(value.jsonText()), radix: 16)
+    }
+
+    private static func kept(_ stamped: Stamped) -> StoredValue {
+        .string("\(stamped.stamp) \(digest(stamped.value))")
     }
 
     /// Every stamp the local state holds.
     var stamps: [CloudStamp] { holdsRecords ? records.entries.values.map(\.stamp) : single.map { [$0.stamp] } ?? [] }
 
-    /// The stamps as the local store keeps them beside the value, under ``SyncEngine/metaKey(_:)``.
+    /// The stamps as the local store keeps them beside the value, under ``SyncEngine/metaKey(_:)``, each with the
+    /// digest of its value.
     var meta: StoredValue? {
-        guard holdsRecords else { return single.map { .string($0.stamp.description) } }
+        guard holdsRecords else { return single.map(Self.kept) }
         guard !records.entries.isEmpty || records.prunedBefore != nil else { return nil }
         var stamps: [String: StoredValue] = [:]
         var deleted: [String: StoredValue] = [:]
         for (id, entry) in records.entries {
             if entry.value == nil {
-                deleted[id] = .string(entry.stamp.description)
+                deleted[id] = Self.kept(entry)
             } else {
-                stamps[id] = .string(entry.stamp.description)
+                stamps[id] = Self.kept(entry)
             }
         }
         var meta: [String: StoredValue] = ["stamps": .dictionary(stamps), "deleted": .dictionary(deleted)]

@@ -89,11 +89,12 @@ final class SyncEngine: Sendable {
                 report(setting.key, "its local value cannot be read (\(error))")
                 continue
             }
-            state.withLock { state in
-                state.keys[setting.key]?.load(from: values, key: setting.key, device: device)
-                for stamp in state.keys[setting.key]?.stamps ?? [] { state.clock.witness(stamp) }
+            let now = milliseconds
+            let changedOutside = state.withLock { state in
+                state.keys[setting.key]?.load(
+                    from: values, key: setting.key, device: device, clock: &state.clock, now: now) ?? false
             }
-            merge(setting.key)
+            merge(setting.key, seen: changedOutside ? -1 : nil)
         }
     }
 
@@ -291,7 +292,7 @@ final class SyncEngine: Sendable {
                 {
                     report(
                         key,
-                        "the iCloud account changed; this device's value stays with the earlier account, and the "
+                        "the \(cloud.name) account changed; this device's value stays with the earlier account, and the "
                             + "setting reads its default", once: false)
                 }
             }
