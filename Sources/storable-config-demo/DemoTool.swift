@@ -25,21 +25,16 @@ struct DemoTool {
     /// `address` is nil (for a `device` of a simulated cloud, `devices/<device>/settings.json` beside it).
     /// Nothing is created until something is written.
     static func openStore(_ address: StoreAddress?, device: String? = nil) throws(Failure) -> any ConfigStore {
-        let url: URL
+        var url: URL
         switch address {
         case .etcd(let location)?: return try openEtcd(location)
         case .file(let path)?: url = URL(fileURLWithPath: path)
         case nil:
             url = JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
             if let device {
-                return try openFile(
-                    url.deletingLastPathComponent().appendingPathComponent("devices/\(device)/settings.json"))
+                url = url.deletingLastPathComponent().appendingPathComponent("devices/\(device)/settings.json")
             }
         }
-        return try openFile(url)
-    }
-
-    private static func openFile(_ url: URL) throws(Failure) -> any ConfigStore {
         do {
             // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
             // cannot read.
