@@ -22,7 +22,8 @@ let package = Package(
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigCloud", dependencies: ["StorableConfig"]),
-        .executableTarget(name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd"]),
+        .executableTarget(
+            name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud"]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...

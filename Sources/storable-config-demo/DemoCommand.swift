@@ -13,7 +13,19 @@ struct DemoCommand: Equatable {
         case history(String, limit: Int)
         /// `ifUnchangedSince`: the revision the operator saw the key at (`--if-unchanged-since`), if given.
         case rollback(String, revision: Int64, ifUnchangedSince: Int64?)
+        /// With `--cloud`: merges with the cloud and prints the synced settings, each with the device it came from.
+        case sync
         case help(String?)
+    }
+
+    /// What `--cloud`, `--device` and `--offline` say: this run is one device of a simulated cloud.
+    struct Cloud: Equatable {
+        /// The directory that holds the cloud's values, one file per key.
+        var directory: String
+        /// The device's name, which also names its settings file; `nil`: the identifier the sync keeps in the store.
+        var device: String?
+        /// This run does not reach the cloud: its changes are stamped, kept, and go up at the next run without it.
+        var offline = false
     }
 
     var action: Action
@@ -25,6 +37,8 @@ struct DemoCommand: Equatable {
     var readBelow: [String] = []
     /// What `--read-over` names, in the order given: read-only sources above the store.
     var readAbove: [String] = []
+    /// What `--cloud` and the options that go with it say; `nil`: no cloud.
+    var cloud: Cloud?
 
     /// A command line that does not parse: exit status 2.
     struct UsageError: Error, Equatable {
@@ -32,7 +46,7 @@ struct DemoCommand: Equatable {
     }
 
     static let commands = [
-        "list", "get", "set", "reset", "export", "import", "schema", "watch", "history", "rollback", "help",
+        "list", "get", "set", "reset", "export", "import", "schema", "watch", "history", "rollback", "sync", "help",
     ]
 
     /// Parses the arguments after the program name.
@@ -47,6 +61,9 @@ struct DemoCommand: Equatable {
         var storeText: String?
         var readBelow: [String] = []
         var readAbove: [String] = []
+        var cloudDirectory: String?
+        var device: String?
+        var offline = false
         var overrideArguments: [String] = []
         var json = false
         var replace = false
@@ -89,6 +106,19 @@ struct DemoCommand: Equatable {
                         argument, option, arguments, &index,
                         missing: "\(option) needs a path: \(option) <file.json | file.env | directory>"), home: home)
                 if option == "--read" { readBelow.append(path) } else { readAbove.append(path) }
+            case "--cloud",
+                _ where argument.hasPrefix("--cloud="):
+                cloudDirectory = Self.expandingHome(
+                    try Self.optionValue(
+                        argument, "--cloud", arguments, &index,
+                        missing: "--cloud needs a directory: --cloud <directory>"
+                    ), home: home)
+            case "--device",
+                _ where argument.hasPrefix("--device="):
+                device = try Self.optionValue(
+                    argument, "--device", arguments, &index, missing: "--device needs a name: --device <name>")
+            case "--offline":
+                offline = true
             case "--json":
                 json = true
             case "--replace":
@@ -109,16 +139,17 @@ struct DemoCommand: Equatable {
             default:
                 throw UsageError(
                     message: "unknown option '\(argument)'; options are --store <path.json>, --read <path>, "
-                        + "--read-over <path>, --json (for list), "
+                        + "--read-over <path>, --cloud <directory>, --device <name>, --offline, --json (for list), "
                         + "--replace (for import), --include-secrets (for export), --limit <N> (for history), "
                         + "--if-unchanged-since <revision> (for rollback), --help")
             }
         }
         let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
+        let cloud = try Self.cloud(directory: cloudDirectory, device: device, offline: offline, store: store)
         func made(_ action: Action) -> DemoCommand {
             DemoCommand(
                 action: action, store: store, overrideArguments: overrideArguments, readBelow: readBelow,
-                readAbove: readAbove)
+                readAbove: readAbove, cloud: cloud)
         }
         let command = positionals.first
         if wantsHelp {
@@ -208,6 +239,13 @@ struct DemoCommand: Equatable {
                 seen = number
             }
             action = .rollback(operands[0], revision: revision, ifUnchangedSince: seen)
+        case "sync":
+            try expect(0...0, "sync --cloud <directory> [--device <name>]")
+            guard cloud != nil else {
+                throw UsageError(
+                    message: "sync needs a cloud: storable-config-demo sync --cloud <directory> --device <name>")
+            }
+            action = .sync
         case "help":
             guard operands.count <= 1 else {
                 throw UsageError(message: "help takes one command: storable-config-demo help <command>")
@@ -223,6 +261,39 @@ struct DemoCommand: Equatable {
                     + "(or none, to simulate an app launch)")
         }
         return made(action)
+    }
+
+    /// What `--cloud`, `--device` and `--offline` make together: `--device` and `--offline` only with `--cloud`;
+    /// a device name that can name a folder (letters, digits, `-`, `_`, `.`, not starting with `.`), and no
+    /// etcd store under a device, whose cluster would be shared by every device.
+    private static func cloud(directory: String?, device: String?, offline: Bool, store: StoreAddress?)
+        throws(UsageError) -> Cloud?
+    {
+        guard let directory else {
+            if device != nil || offline {
+                throw UsageError(
+                    message: "\(device != nil ? "--device" : "--offline") applies only with --cloud: "
+                        + "storable-config-demo --cloud <directory> --device <name> [--offline] <command>")
+            }
+            return nil
+        }
+        guard !directory.isEmpty else { throw UsageError(message: "--cloud needs a directory: --cloud <directory>") }
+        if let device {
+            let allowed = device.utf8.allSatisfy { byte in
+                [48...57, 65...90, 97...122].contains { $0.contains(byte) } || "-_.".utf8.contains(byte)
+            }
+            guard allowed, !device.isEmpty, !device.hasPrefix("."), device.utf8.count <= 64 else {
+                throw UsageError(
+                    message: "--device \(device.debugDescription): a device's name is 1 to 64 letters, digits, "
+                        + "'-', '_' or '.' (not first), since it names the device's folder")
+            }
+        }
+        if case .etcd? = store {
+            throw UsageError(
+                message: "--cloud syncs a device's own settings file; an etcd store is shared already: use --store "
+                    + "<path.json>, or no --store (each device then has its own file)")
+        }
+        return Cloud(directory: directory, device: device, offline: offline)
     }
 
     /// The override `option` given as `argument` (which `index` follows), as `--option=value`: with `=`, its

@@ -24,6 +24,8 @@ enum DemoHelp {
           rollback <config>.<setting> <revision> [--if-unchanged-since <revision>]
                                             set the value the setting had at that revision (etcd),
                                             unless the key changed after the revision history showed
+          sync                              with --cloud: merge with the cloud, print the synced settings
+                                            and the device each value came from
           help [<command>]                  this text, or one command's with examples
 
         configs: app, twitter, facebook, budget (records: budget.incomes)
@@ -63,6 +65,16 @@ enum DemoHelp {
                                 secret (twitter.apiToken): the demo declares no file secret
                                 Order, highest first: launch arguments, environment variables, --read-over,
                                 the store, --read, the default; among flags of one kind, a later one wins
+          --cloud <directory>   be one of a user's devices, syncing through a simulated iCloud: the
+                                directory holds the cloud's values, one file per key, shared by every
+                                device (every run with the same --cloud). The app's settings but its
+                                launch record, twitter.userName, facebook and budget sync; the later
+                                write wins, per key and per record, and a reset reaches every device
+          --device <name>       with --cloud: this device's name; its settings file is then
+                                devices/<name>/settings.json beside the default one (unless --store
+                                names one)
+          --offline             with --cloud: the cloud cannot be reached this run; changes are kept
+                                and go up at the device's next run without --offline
           --<config>-config-<setting>=<value>
                                 override a setting for this run, never stored (--app-config-user-name=x); the
                                 value may also follow as the next argument unless it is a command or an option.
@@ -75,6 +87,7 @@ enum DemoHelp {
           storable-config-demo get twitter.userName
           storable-config-demo list --json --store /tmp/demo.json
           storable-config-demo list --read ./conf.d --read-over ./secrets --read dev.env
+          storable-config-demo --cloud /tmp/cloud --device A set app.userName ann
 
         Values show as set takes them: text as it is, no value (an optional's nil) as null, and text that would
         read back as something else (a control character, the text "null") as a quoted JSON string.
@@ -220,6 +233,24 @@ enum DemoHelp {
                   storable-config-demo history app.volume --store etcd://127.0.0.1:2379/fleet/
                   storable-config-demo rollback app.volume 17 --if-unchanged-since 42 \\
                       --store etcd://127.0.0.1:2379/fleet/
+                """
+        case "sync":
+            return """
+                usage: storable-config-demo sync --cloud <directory> [--device <name>] [--offline]
+
+                Merges this device's synced settings with the simulated cloud in the directory, then
+                prints each: its value ((default) when nothing is stored) and where it came from
+                (simulated iCloud (device "B") when this run took it from another device). Every
+                command with --cloud merges first; sync only shows it. With --offline nothing is
+                exchanged: any command's writes are stamped in the device's settings file and go up at
+                its next run without --offline, where the later write wins.
+
+                examples:
+                  storable-config-demo --cloud /tmp/cloud --device A --offline set app.userName ann
+                  storable-config-demo --cloud /tmp/cloud --device B --offline set app.userName bob
+                  storable-config-demo --cloud /tmp/cloud --device A sync     # ann goes up
+                  storable-config-demo --cloud /tmp/cloud --device B sync     # bob, written later, wins
+                  storable-config-demo --cloud /tmp/cloud --device A sync     # A takes bob
                 """
         default:
             return general

@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigCloud
 import StorableConfigEtcd
 
 /// Runs a parsed command against the demo's configs.
@@ -10,21 +11,29 @@ struct DemoTool {
         var usage = false
     }
 
+    /// The store the settings live in (with `--cloud`, this device's own).
     let store: any ConfigStore
     let configs: [NamedConfig]
+    /// With `--cloud`: the sync that the configs were created over.
+    let cloudSync: CloudSync?
     /// The first write that failed since the tool started; a failed command prints no confirmation.
     var writeFailure: () -> StorableConfigError? = { nil }
 
     private func writeFailed() -> Bool { writeFailure() != nil }
 
     /// Opens the store that `--store` names: an etcd cluster, a JSON file, or the default JSON file when
-    /// `address` is nil. Nothing is created until something is written.
-    static func openStore(_ address: StoreAddress?) throws(Failure) -> any ConfigStore {
-        let url: URL
+    /// `address` is nil (for a `device` of a simulated cloud, `devices/<device>/settings.json` beside it).
+    /// Nothing is created until something is written.
+    static func openStore(_ address: StoreAddress?, device: String? = nil) throws(Failure) -> any ConfigStore {
+        var url: URL
         switch address {
         case .etcd(let location)?: return try openEtcd(location)
         case .file(let path)?: url = URL(fileURLWithPath: path)
-        case nil: url = JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
+        case nil:
+            url = JSONFileStore.defaultURL(namespace: DemoConfig.namespace)
+            if let device {
+                url = url.deletingLastPathComponent().appendingPathComponent("devices/\(device)/settings.json")
+            }
         }
         do {
             // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
@@ -82,9 +91,13 @@ struct DemoTool {
         return store
     }
 
-    init(store: any ConfigStore) {
+    /// The demo's configs over `store`, or, with `cloudSync` (made over `store`), over the sync's store, with
+    /// their synced settings merged with the cloud's.
+    init(store: any ConfigStore, cloudSync: CloudSync? = nil) {
         self.store = store
-        configs = NamedConfig.all(store: store)
+        self.cloudSync = cloudSync
+        configs = NamedConfig.all(store: cloudSync?.store ?? store)
+        if let cloudSync { Self.sync(configs, with: cloudSync) }
     }
 
     func run(_ action: DemoCommand.Action) throws(Failure) {
@@ -117,6 +130,8 @@ struct DemoTool {
             try history(name, limit: limit)
         case .rollback(let name, let revision, let seen):
             try rollBack(name, to: revision, ifUnchangedSince: seen)
+        case .sync:
+            printSynced()
         case .schema:
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
         case .help(let topic):
@@ -300,12 +315,12 @@ struct DemoTool {
             isFirstLaunch
                 ? "First launch: welcome! This run is recorded, so the next one will not be a first launch."
                 : "Welcome back: this is launch \(launch)\(last).")
-        print("Settings are stored in \(store):\n")
+        print("Settings are stored in \(store)\(cloudNote):\n")
         listTable()
     }
 
     /// The value as `list` and `set` show it: `<redacted>` for a secret (`get` prints it).
-    private func shown(_ setting: any AnySetting) -> String {
+    func shown(_ setting: any AnySetting) -> String {
         setting.isRedacted ? StorableConfigError.redacted : Self.displayed(setting.valueText)
     }
 
@@ -335,13 +350,20 @@ struct DemoTool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    private func rows() -> [(name: String, setting: any AnySetting)] {
+    func rows() -> [(name: String, setting: any AnySetting)] {
         configs.flatMap { named in named.config.allSettings.map { ("\(named.name).\($0.name)", $0) } }
+    }
+
+    /// Whether the store says where a stored value came from (another device, through the cloud).
+    static func isFromElsewhere(_ setting: any AnySetting) -> Bool {
+        setting.layer == .stored && setting.origin != "the store"
     }
 
     private func listTable() {
         let header = ["SETTING", "VALUE", "DEFAULT", "SET", "SOURCE", "KEY"]
-        let withSources = rows().contains { $0.setting.layer == .file || $0.setting.hiddenSourceValue != nil }
+        let withSources = rows().contains {
+            $0.setting.layer == .file || $0.setting.hiddenSourceValue != nil || Self.isFromElsewhere($0.setting)
+        }
         // An empty string shows as "" so that the columns stay readable.
         func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
         let lines = rows().map { row in
@@ -366,7 +388,7 @@ struct DemoTool {
 
     /// Where a value from a file comes from, and a file's value that the store or an override hides.
     private static func sourceNote(_ setting: any AnySetting) -> String {
-        var note = setting.layer == .file ? setting.origin : ""
+        var note = setting.layer == .file || isFromElsewhere(setting) ? setting.origin : ""
         if let hidden = setting.hiddenSourceValue {
             note +=
                 (note.isEmpty ? "" : "; ")

@@ -2,6 +2,7 @@
 // tool to look at and edit them. `storable-config-demo --help` explains the commands.
 import Foundation
 import StorableConfig
+import StorableConfigCloud
 
 /// Problems the library reports while the command runs; a failed write makes the command fail.
 let reported = ReportedProblems()
@@ -50,8 +51,10 @@ if case .help(let topic) = command.action {
 }
 
 do {
-    let store = try DemoTool.openStore(command.store)
-    var tool = DemoTool(store: store)
+    let store = try DemoTool.openStore(command.store, device: command.cloud?.device)
+    var cloudSync: CloudSync?
+    if let cloud = command.cloud { cloudSync = try DemoTool.cloudSync(cloud, over: store) }
+    var tool = DemoTool(store: store, cloudSync: cloudSync)
     tool.writeFailure = { reported.firstWriteFailure }
     try tool.run(command.action)
     if let failure = reported.firstWriteFailure {

@@ -210,7 +210,7 @@ struct DemoTests {
         (
             ["frobnicate"],
             "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, watch, history, "
-                + "rollback, help"
+                + "rollback, sync, help"
         ),
         (["--store"], "--store needs a path"),
         (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),
