@@ -43,49 +43,52 @@ struct CloudFuzzRegressionTests {
 
     /// Two devices with one identifier (CloudSync keeps it in the local store, which a backup restores onto a new
     /// device) whose clocks both witnessed a stamp ahead of their wall clocks write one key: both take the next
-    /// counter, so the stamps are equal, and each device keeps its own value for ever. The fuzz check leaves such
-    /// pairs out; this fails once the merge breaks the tie by the value too.
+    /// counter, so the stamps are equal. The values' JSON text breaks the tie, the same way on every device (each
+    /// kept its own before, and they disagreed for good).
     @Test func twoValuesWithOneStampMergeTheSameWayOnEveryDevice() {
         let stamp = CloudStamp(milliseconds: 1_795_810_575_575, counter: 1, device: "iPad")
         let mine = Stamped(stamp: stamp, value: .string("ann"))
         let theirs = Stamped(stamp: stamp, value: .string("bob"))
-        withKnownIssue("CloudMerge.single keeps the local side when the stamps are equal") {
-            #expect(CloudMerge.single(local: mine, cloud: theirs) == CloudMerge.single(local: theirs, cloud: mine))
-        }
+        #expect(CloudMerge.single(local: mine, cloud: theirs) == CloudMerge.single(local: theirs, cloud: mine))
         let records = { (value: String) in RecordStamps(entries: ["a": Stamped(stamp: stamp, value: .string(value))]) }
-        withKnownIssue("CloudMerge.records keeps the local record when the stamps are equal") {
-            #expect(
-                CloudMerge.records(local: records("ann"), cloud: records("bob"), now: 0)
-                    == CloudMerge.records(local: records("bob"), cloud: records("ann"), now: 0))
-        }
+        #expect(
+            CloudMerge.records(local: records("ann"), cloud: records("bob"), now: 0)
+                == CloudMerge.records(local: records("bob"), cloud: records("ann"), now: 0))
     }
 
-    /// Two devices held record `a` before sync was turned on; one turned it on, deleted `a`, and the tombstone was
-    /// dropped 30 days later. When the other turns sync on, its `a` (stamped at millisecond 0, "before sync") is
-    /// kept whatever `prunedBefore` says, and comes back on every device. By design in CloudMerge; this fails
-    /// once such a record is deleted by a later `prunedBefore`.
-    @Test func aRecordFromBeforeSyncDeletedElsewhereStaysDeletedAfterItsTombstoneIsDropped() {
+    /// Two devices held record `a` before sync was turned on; one turned it on and deleted `a`. While the
+    /// tombstone lasts, the other's `a` (stamped "before sync") does not come back when it turns sync on. After
+    /// the tombstone's 30 days, nothing in the cloud says `a` was there: the other's is then a value the cloud
+    /// lacks, and goes up (Docs/CloudSync.md says so).
+    @Test func aRecordFromBeforeSyncDeletedElsewhereStaysDeletedWhileItsTombstoneLasts() {
         let deletedAt = CloudStamp(milliseconds: 1_000, counter: 0, device: "B")
-        var cloud = RecordStamps(entries: ["a": Stamped(stamp: deletedAt, value: nil)])
-        cloud.pruneTombstones(now: 1_000 + RecordStamps.tombstoneLifetime + 1)
-        #expect(cloud.entries.isEmpty && cloud.prunedBefore == deletedAt)
+        let cloud = RecordStamps(entries: ["a": Stamped(stamp: deletedAt, value: nil)], seen: ["B": deletedAt])
         let local = RecordStamps(entries: ["a": Stamped(stamp: .beforeSync(device: "A"), value: .int(1))])
-        withKnownIssue("a record stamped before sync survives any prunedBefore") {
-            #expect(CloudMerge.records(local: local, cloud: cloud, now: 2_000).values["a"] == nil)
-        }
+        #expect(CloudMerge.records(local: local, cloud: cloud, now: 2_000).values["a"] == nil)
     }
 
     /// A device offline for over 30 days inserted record `x` before another device deleted record `y`; once `y`'s
-    /// tombstone is dropped, `prunedBefore` is later than `x`'s stamp, and the device that comes back deletes `x`,
-    /// which no one deleted: a record written by the user is lost without a later write to it.
+    /// tombstone is dropped, the device that comes back keeps `x`: the cloud has seen nothing of its writer since
+    /// (it was lost with the earlier rule, which dropped every record stamped before the newest dropped tombstone).
     @Test func aRecordInsertedOfflineSurvivesTheDroppingOfAnotherRecordsTombstone() {
         let inserted = CloudStamp(milliseconds: 1_000, counter: 0, device: "A")
         let deleted = CloudStamp(milliseconds: 2_000, counter: 0, device: "B")
-        var cloud = RecordStamps(entries: ["y": Stamped(stamp: deleted, value: nil)])
+        var cloud = RecordStamps(entries: ["y": Stamped(stamp: deleted, value: nil)], seen: ["B": deleted])
         cloud.pruneTombstones(now: 2_000 + RecordStamps.tombstoneLifetime + 1)
-        let local = RecordStamps(entries: ["x": Stamped(stamp: inserted, value: .int(1))])
-        withKnownIssue("prunedBefore deletes every record stamped before it that the cloud lacks") {
-            #expect(CloudMerge.records(local: local, cloud: cloud, now: 3_000).values["x"] == .int(1))
-        }
+        #expect(cloud.entries.isEmpty)
+        let local = RecordStamps(entries: ["x": Stamped(stamp: inserted, value: .int(1))], seen: ["A": inserted])
+        #expect(CloudMerge.records(local: local, cloud: cloud, now: 3_000).values["x"] == .int(1))
+    }
+
+    /// A record deleted on one device, whose tombstone is dropped after 30 days, does not come back from a device
+    /// that held it all along: the cloud has seen its writer's state at its stamp.
+    @Test func aRecordDeletedElsewhereDoesNotComeBackAfterItsTombstoneIsDropped() {
+        let written = CloudStamp(milliseconds: 1_000, counter: 0, device: "A")
+        let deleted = CloudStamp(milliseconds: 2_000, counter: 0, device: "B")
+        var cloud = RecordStamps(
+            entries: ["x": Stamped(stamp: deleted, value: nil)], seen: ["A": written, "B": deleted])
+        cloud.pruneTombstones(now: 2_000 + RecordStamps.tombstoneLifetime + 1)
+        let local = RecordStamps(entries: ["x": Stamped(stamp: written, value: .int(1))], seen: ["A": written])
+        #expect(CloudMerge.records(local: local, cloud: cloud, now: 3_000).values["x"] == nil)
     }
 }

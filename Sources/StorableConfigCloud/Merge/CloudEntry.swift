@@ -15,7 +15,7 @@ struct Stamped: Sendable, Hashable {
 /// two devices merge record by record. Its text is JSON:
 /// `{"format":1,"key":"com.example.app.AppConfig.userName","stamp":"1795000000000.0@iPad","value":"nkysu1"}`,
 /// with `"deleted":true` instead of `value` for a tombstone, and for records
-/// `{"format":1,"key":…,"records":{"id":{"stamp":…,"value":…}},"prunedBefore":…}`.
+/// `{"format":1,"key":…,"records":{"id":{"stamp":…,"value":…}},"seen":{"iPad":"1795000000000.0@iPad"}}`.
 enum CloudEntry: Sendable, Hashable {
     case single(key: String, Stamped)
     case records(key: String, RecordStamps)
@@ -37,7 +37,9 @@ enum CloudEntry: Sendable, Hashable {
             for (name, value) in Self.fields(of: stamped) { object[name] = value }
         case .records(_, let records):
             object["records"] = .dictionary(records.entries.mapValues { .dictionary(Self.fields(of: $0)) })
-            if let prunedBefore = records.prunedBefore { object["prunedBefore"] = .string(prunedBefore.description) }
+            if !records.seen.isEmpty {
+                object["seen"] = .dictionary(records.seen.mapValues { .string($0.description) })
+            }
         }
         return Data(StoredValue.dictionary(object).jsonText().utf8)
     }
@@ -72,9 +74,12 @@ enum CloudEntry: Sendable, Hashable {
             }
             var stamps = RecordStamps()
             for (id, entry) in entries { stamps.entries[id] = try Self.stamped(entry, at: "record '\(id)'") }
-            if let pruned = object["prunedBefore"] {
-                guard case .string(let text) = pruned else { throw CloudValueError("its prunedBefore is not text") }
-                stamps.prunedBefore = try CloudStamp(text: text)
+            if let seen = object["seen"] {
+                guard case .dictionary(let devices) = seen else { throw CloudValueError("its seen is not an object") }
+                for (device, stamp) in devices {
+                    guard case .string(let text) = stamp else { throw CloudValueError("its seen is not stamps") }
+                    stamps.seen[device] = try CloudStamp(text: text)
+                }
             }
             self = .records(key: key, stamps)
         } else {
@@ -93,15 +98,16 @@ enum CloudEntry: Sendable, Hashable {
     }
 }
 
-/// A record collection's records by identifier, each stamped, with the tombstones of deleted records.
+/// A record collection's records by identifier, each stamped, with the tombstones of deleted records, and what
+/// it has seen of each device: the latest stamp of that device whose state it took in.
 ///
 /// Tombstones stay bounded: one older than ``RecordStamps/tombstoneLifetime`` is dropped when the collection is
-/// next written, and `prunedBefore` remembers the newest stamp dropped, so that a device that comes back with a
-/// record stamped before it (a record deleted elsewhere whose tombstone is gone) deletes it instead of bringing
-/// it back.
+/// next merged. A record that one side holds and the other lacks is then told apart by `seen`: if the side that
+/// lacks it has seen its writer's state at or after its stamp, it had the record and deleted it (its tombstone
+/// since dropped), so it goes; otherwise it is new to that side (written offline, say), so it stays.
 struct RecordStamps: Sendable, Hashable {
     var entries: [String: Stamped] = [:]
-    var prunedBefore: CloudStamp?
+    var seen: [String: CloudStamp] = [:]
 
     /// 30 days, in milliseconds.
     static let tombstoneLifetime: Int64 = 30 * 24 * 3600 * 1000
@@ -109,13 +115,22 @@ struct RecordStamps: Sendable, Hashable {
     /// The records, without tombstones.
     var values: [String: StoredValue] { entries.compactMapValues(\.value) }
 
+    /// Whether this side has seen the state of `stamped`'s writer at or after its stamp.
+    func hasSeen(_ stamped: Stamped) -> Bool {
+        seen[stamped.stamp.device].map { stamped.stamp <= $0 } ?? false
+    }
+
+    /// Takes in a stamp: this side holds its writer's state at least as of it.
+    mutating func see(_ stamp: CloudStamp) {
+        if seen[stamp.device].map({ $0 < stamp }) ?? true { seen[stamp.device] = stamp }
+    }
+
     /// Drops the tombstones older than the lifetime before `now`.
     mutating func pruneTombstones(now: Int64) {
         let horizon = now.subtractingReportingOverflow(Self.tombstoneLifetime)
         guard !horizon.overflow else { return }
         for (id, entry) in entries where entry.value == nil && entry.stamp.milliseconds < horizon.partialValue {
             entries[id] = nil
-            if prunedBefore.map({ $0 < entry.stamp }) ?? true { prunedBefore = entry.stamp }
         }
     }
 }

@@ -27,28 +27,25 @@ enum CloudMerge {
 
     /// The records of both sides, each record the later of its two stamped values.
     ///
-    /// A record that one side lacks is kept unless the other side dropped tombstones up to a later stamp: then
-    /// it was deleted there and its tombstone has since been dropped. Tombstones older than the lifetime before
-    /// `now` are dropped from the result.
+    /// A record that one side lacks is kept unless that side has seen its writer's state at or after its stamp:
+    /// then it had the record and deleted it, and its tombstone has since been dropped. The result has seen what
+    /// either side saw and every stamp either holds. Tombstones older than the lifetime before `now` are dropped.
     static func records(local: RecordStamps, cloud: RecordStamps, now: Int64) -> RecordStamps {
         var merged = RecordStamps()
-        merged.prunedBefore = [local.prunedBefore, cloud.prunedBefore].compactMap { $0 }.max()
+        merged.seen = local.seen.merging(cloud.seen) { max($0, $1) }
         for id in Set(local.entries.keys).union(cloud.entries.keys) {
             switch (local.entries[id], cloud.entries[id]) {
             case (let mine?, let theirs?): merged.entries[id] = later(theirs, mine)
-            case (let mine?, nil): merged.entries[id] = survives(mine, prunedBefore: cloud.prunedBefore)
-            case (nil, let theirs?): merged.entries[id] = survives(theirs, prunedBefore: local.prunedBefore)
+            case (let mine?, nil): merged.entries[id] = cloud.hasSeen(mine) ? nil : mine
+            case (nil, let theirs?): merged.entries[id] = local.hasSeen(theirs) ? nil : theirs
             case (nil, nil): break
             }
         }
+        // Every write either side held is taken in, the ones a later write replaced too.
+        for entry in local.entries.values { merged.see(entry.stamp) }
+        for entry in cloud.entries.values { merged.see(entry.stamp) }
         merged.pruneTombstones(now: now)
         return merged
-    }
-
-    private static func survives(_ entry: Stamped, prunedBefore: CloudStamp?) -> Stamped? {
-        // A value from before sync was turned on never had a tombstone to lose.
-        guard let prunedBefore, entry.stamp.milliseconds != 0, entry.stamp <= prunedBefore else { return entry }
-        return nil
     }
 
     /// The stamps of a record collection after a local write changed its records from `old` to `new`: a record
@@ -63,6 +60,7 @@ enum CloudMerge {
         for id in old.keys where new[id] == nil {
             stamps.entries[id] = Stamped(stamp: stamp, value: nil)
         }
+        stamps.see(stamp)
         // A record the store lost without a write through this device (another program's edit) is not deleted in
         // the cloud: only what this device removed is.
         return stamps

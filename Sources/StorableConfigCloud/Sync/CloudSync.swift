@@ -41,8 +41,7 @@ public final class CloudSync: Sendable {
         let device = device ?? Self.deviceIdentifier(in: local)
         engine = SyncEngine(cloud: cloud, local: local, device: device, now: now)
         syncedStore = SyncedStore(engine: engine)
-        let store = syncedStore
-        engine.announce.withLock { $0 = { [weak store] keys in store?.storageDidChange(forKeys: keys) } }
+        engine.syncedStore.withLock { [syncedStore] in $0.store = syncedStore }
         let observation = cloud.observeChanges { [weak engine] change in engine?.received(change) }
         self.observation.withLock { $0 = observation }
     }

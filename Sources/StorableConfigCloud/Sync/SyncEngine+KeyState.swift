@@ -84,7 +84,9 @@ extension SyncEngine.KeyState {
                 records.entries[id] = Stamped(stamp: .beforeSync(device: device), value: nil)
                 changedOutside.append(id)
             }
-            records.prunedBefore = Self.stampAndDigest(meta?.members?["prunedBefore"])?.stamp
+            for (device, text) in meta?.members?["seen"]?.members ?? [:] {
+                if let stamp = Self.stampAndDigest(text)?.stamp { records.seen[device] = stamp }
+            }
             self.records = records
         } else if let written = Self.stampAndDigest(meta) {
             single = Stamped(stamp: written.stamp, value: values[key])
@@ -97,6 +99,7 @@ extension SyncEngine.KeyState {
         let fresh = clock.tick(now: now)
         if holdsRecords {
             for id in changedOutside { records.entries[id]?.stamp = fresh }
+            records.see(fresh)
         } else {
             single?.stamp = fresh
         }
@@ -128,7 +131,7 @@ extension SyncEngine.KeyState {
     /// digest of its value.
     var meta: StoredValue? {
         guard holdsRecords else { return single.map(Self.kept) }
-        guard !records.entries.isEmpty || records.prunedBefore != nil else { return nil }
+        guard !records.entries.isEmpty || !records.seen.isEmpty else { return nil }
         var stamps: [String: StoredValue] = [:]
         var deleted: [String: StoredValue] = [:]
         for (id, entry) in records.entries {
@@ -139,7 +142,7 @@ extension SyncEngine.KeyState {
             }
         }
         var meta: [String: StoredValue] = ["stamps": .dictionary(stamps), "deleted": .dictionary(deleted)]
-        if let prunedBefore = records.prunedBefore { meta["prunedBefore"] = .string(prunedBefore.description) }
+        if !records.seen.isEmpty { meta["seen"] = .dictionary(records.seen.mapValues { .string($0.description) }) }
         return .dictionary(meta)
     }
 
@@ -162,6 +165,6 @@ extension SyncEngine.KeyState {
     /// The entry the cloud should hold for this state; `nil` when there is nothing to hold.
     func entry(_ key: String) -> CloudEntry? {
         guard holdsRecords else { return single.map { .single(key: key, $0) } }
-        return records.entries.isEmpty && records.prunedBefore == nil ? nil : .records(key: key, records)
+        return records.entries.isEmpty && records.seen.isEmpty ? nil : .records(key: key, records)
     }
 }

@@ -14,8 +14,14 @@ final class SyncEngine: Sendable {
     let device: String
     private let now: @Sendable () -> Date
     private let state: Guarded<State>
-    /// Tells the configs of the local storage that keys changed: set once, by the synced store.
-    let announce = Guarded<(@Sendable (Set<String>) -> Void)?>(nil)
+    /// The store whose configs hear of the keys a merge changed: set once, by ``CloudSync``. (Not a closure: a
+    /// closure in a generic `Guarded` would be wrapped in two more reabstraction thunks at each `withLock`, a chain
+    /// that grows with every change until releasing it overflows the stack.)
+    let syncedStore = Guarded(WeakStore())
+
+    struct WeakStore {
+        weak var store: SyncedStore?
+    }
 
     struct KeyState {
         let holdsRecords: Bool
@@ -206,7 +212,7 @@ final class SyncEngine: Sendable {
             if let write = plan.write {
                 do {
                     try local.setValues(write.values, removingValuesForKeys: write.removing)
-                    announce.withLock { $0 }?([key])
+                    syncedStore.withLock { $0.store }?.storageDidChange(forKeys: [key])
                 } catch {
                     report(key, "the value from another device cannot be written here (\(error))")
                 }

@@ -16,10 +16,9 @@ import StorableConfig
 /// - A clock that witnesses the stamps reads later than each, and each reading later than the one before (but at
 ///   the end of time: milliseconds and counter at their largest, where nothing is later).
 /// - Merging an entry with itself gives it back (less the tombstones that `now` drops from a record
-///   collection); merging two entries of one key gives the same either way round, and merging the result with
-///   either side changes nothing. Two values with the same stamp are left out of "either way round" (see
-///   ``equalStampsWithDifferentValues``), and a record from before sync out of "changes nothing" (see
-///   ``bringsBackARecordFromBeforeSync(_:into:)``).
+///   collection, and with every stamp it holds seen); merging two entries of one key gives the same either way
+///   round, and merging the result with either side changes nothing. Two values both held before sync was
+///   turned on are left out of "either way round": the cloud's wins by design (see ``bothBeforeSync``).
 enum CloudEntryFuzzCheck {
     /// Why `input` fails the check, or `nil` if it passes.
     static func failure(for input: Data) -> String? {
@@ -38,16 +37,15 @@ enum CloudEntryFuzzCheck {
         return nil
     }
 
-    /// Two values of one key with the same stamp (one device identifier on two devices, in one millisecond) are
-    /// merged as whichever side is local: not the same either way round. Reported to the lead; until the tie is
-    /// broken by the value too, the check leaves such pairs out.
-    static func equalStampsWithDifferentValues(_ first: CloudEntry, _ second: CloudEntry) -> Bool {
+    /// Two different values of one key (or record) both stamped before sync was turned on: the cloud's wins,
+    /// whichever side it is, so the merge is not the same either way round, by design.
+    static func bothBeforeSync(_ first: CloudEntry, _ second: CloudEntry) -> Bool {
         switch (first, second) {
         case (.single(_, let one), .single(_, let other)):
-            return one.stamp == other.stamp && one != other
+            return one.stamp.isBeforeSync && other.stamp.isBeforeSync && one != other
         case (.records(_, let one), .records(_, let other)):
             return one.entries.contains { id, entry in
-                other.entries[id].map { $0.stamp == entry.stamp && $0 != entry } ?? false
+                other.entries[id].map { $0.stamp.isBeforeSync && entry.stamp.isBeforeSync && $0 != entry } ?? false
             }
         default:
             return false
@@ -110,6 +108,7 @@ enum CloudEntryFuzzCheck {
         case .records(_, let records):
             for now in nows(records) {
                 var pruned = records
+                for entry in records.entries.values { pruned.see(entry.stamp) }
                 pruned.pruneTombstones(now: now)
                 let merged = CloudMerge.records(local: records, cloud: records, now: now)
                 guard merged == pruned else {
@@ -121,7 +120,7 @@ enum CloudEntryFuzzCheck {
     }
 
     private static func twoEntriesFailure(_ first: CloudEntry, _ second: CloudEntry) -> String? {
-        guard !equalStampsWithDifferentValues(first, second) else { return nil }
+        guard !bothBeforeSync(first, second) else { return nil }
         switch (first, second) {
         case (.single(_, let one), .single(_, let other)):
             let merged = CloudMerge.single(local: one, cloud: other)
@@ -138,7 +137,7 @@ enum CloudEntryFuzzCheck {
                 guard merged == otherWay else {
                     return "\(one) and \(other) merge at \(now) as \(merged) one way, \(otherWay) the other"
                 }
-                for side in [one, other] where !bringsBackARecordFromBeforeSync(side, into: merged) {
+                for side in [one, other] {
                     let again = CloudMerge.records(local: merged, cloud: side, now: now)
                     guard again == merged else {
                         return "\(merged) (\(one) merged with \(other) at \(now)) merged again with \(side) "
@@ -151,17 +150,6 @@ enum CloudEntryFuzzCheck {
             break
         }
         return nil
-    }
-
-    /// Whether `side` holds a value from before sync was turned on (stamped at millisecond 0) that `merged`
-    /// lacks: such a record is kept whatever `prunedBefore` says, so it comes back even when a tombstone that
-    /// deleted it has since been dropped (`Fuzz/Regressions/cloud-entry/record-from-before-sync-after-its-tombstone-
-    /// was-dropped.bin`). By design (``CloudMerge``: "a value from before sync was turned on never had a tombstone
-    /// to lose"), reported to the lead for the case of two devices that held the same record before sync.
-    static func bringsBackARecordFromBeforeSync(_ side: RecordStamps, into merged: RecordStamps) -> Bool {
-        side.entries.contains { id, entry in
-            entry.stamp.milliseconds == 0 && entry.value != nil && merged.entries[id] == nil
-        }
     }
 
     /// Times to merge at: one where nothing is pruned (`Int64.min`, whose horizon overflows), and just after the
@@ -177,7 +165,7 @@ enum CloudEntryFuzzCheck {
         switch entry {
         case .single(_, let stamped): [stamped.stamp]
         case .records(_, let records):
-            records.entries.values.map(\.stamp).sorted() + (records.prunedBefore.map { [$0] } ?? [])
+            records.entries.values.map(\.stamp).sorted() + records.seen.values.sorted()
         }
     }
 
