@@ -53,5 +53,42 @@ struct CloudSyncStressTests {
     }
 }
 
+extension CloudSyncStressTests {
+    /// Thousands of changes from the cloud, then the sync and its configs released on a thread with a small stack:
+    /// nothing the engine keeps grows with the number of changes (a closure kept in a generic lock grew by two
+    /// thunks per change, and releasing the chain overflowed a dispatch thread's stack, killing the test process).
+    @Test func manyChangesFromTheCloudLeaveNothingThatGrowsWithThem() {
+        let cloud = SimulatedCloud()
+        let phone = Guarded<Phone?>(Phone("iPhone", on: cloud).launch())
+        let pad = Phone("iPad", on: cloud).launch()
+        for size in 0..<3000 {
+            pad.config.fontSize = size
+            cloud.settle(["iPad", "iPhone"])
+        }
+        #expect(phone.withLock { $0?.config.fontSize } == 2999)
+        let released = Guarded(false)
+        let thread = Thread {
+            phone.withLock { phone in
+                phone?.quit()
+                phone = nil
+            }
+            released.withLock { $0 = true }
+        }
+        thread.stackSize = 64 * 1024
+        thread.start()
+        #expect(waitUntil { released.withLock { $0 } })
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
 /// Whether the tests run under ThreadSanitizer (`swift test --sanitize=thread`), which is many times slower.
 let isRunningUnderThreadSanitizer: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
