@@ -10,19 +10,19 @@ enum CloudMerge {
         return later(cloud, local)
     }
 
-    /// The later of the cloud's stamped value and this device's. Two values held before sync was turned on
-    /// (stamped at time zero) are not ordered by their devices: the cloud's wins, as a value already in the cloud
-    /// should. Two values under one stamp (a value changed without passing through the sync, on a device that
-    /// has not relaunched since) are ordered by their JSON text, so that every device picks the same.
+    /// The later of the cloud's stamped value and this device's. A value this device held before sync was turned
+    /// on and has not yet sent (stamped `0.0`) loses to whatever the cloud holds, as a value already in the cloud
+    /// should. Two values under one stamp (a value changed without passing through the sync, on a device that has
+    /// not relaunched since) are ordered by their JSON text, so that every device picks the same; two whose text
+    /// is the same (a date and its text) are the same value, and this device keeps its own.
     static func later(_ cloud: Stamped, _ local: Stamped) -> Stamped {
-        let (first, second) = (cloud, local)
-        if first.stamp.isBeforeSync && second.stamp.isBeforeSync { return cloud }
-        guard first.stamp == second.stamp, first.value != second.value else {
-            return first.stamp > second.stamp ? first : second
+        if local.stamp.isBeforeSync { return cloud }
+        guard cloud.stamp == local.stamp, cloud.value != local.value else {
+            return cloud.stamp > local.stamp ? cloud : local
         }
-        let firstText = first.value?.jsonText() ?? ""
-        let secondText = second.value?.jsonText() ?? ""
-        return firstText.utf8.lexicographicallyPrecedes(secondText.utf8) ? second : first
+        let cloudText = cloud.value?.jsonText() ?? ""
+        let localText = local.value?.jsonText() ?? ""
+        return cloudText == localText || cloudText.utf8.lexicographicallyPrecedes(localText.utf8) ? local : cloud
     }
 
     /// The records of both sides, each record the later of its two stamped values.
@@ -54,7 +54,9 @@ enum CloudMerge {
         _ stamps: RecordStamps, old: [String: StoredValue], new: [String: StoredValue], stamp: CloudStamp
     ) -> RecordStamps {
         var stamps = stamps
-        for (id, value) in new where old[id] != value || stamps.entries[id]?.value != value {
+        // Only what this write changed in the store: a record the sync took from the cloud and has not yet written
+        // keeps the other device's stamp.
+        for (id, value) in new where old[id] != value {
             stamps.entries[id] = Stamped(stamp: stamp, value: value)
         }
         for id in old.keys where new[id] == nil {

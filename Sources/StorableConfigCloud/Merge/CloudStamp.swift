@@ -24,8 +24,14 @@ public struct CloudStamp: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// sync on, so that a value already in the cloud wins over it.
     static func beforeSync(device: String) -> CloudStamp { CloudStamp(milliseconds: 0, counter: 0, device: device) }
 
-    /// Whether this stamps a value held before sync was turned on.
+    /// Whether this stamps a value held before sync was turned on and not yet sent.
     var isBeforeSync: Bool { milliseconds == 0 && counter == 0 }
+
+    /// The stamp of a value held before sync was turned on, as it goes up: still older than any value written
+    /// with sync on, but ordered among such values by device, the same way on every device.
+    static func sentBeforeSync(device: String) -> CloudStamp {
+        CloudStamp(milliseconds: 0, counter: 1, device: device)
+    }
 
     /// Whether `lhs` is earlier: by milliseconds, then counter, then device identifier.
     public static func < (lhs: CloudStamp, rhs: CloudStamp) -> Bool {

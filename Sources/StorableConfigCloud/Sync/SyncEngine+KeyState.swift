@@ -23,7 +23,13 @@ extension SyncEngine.State {
             var theirs: RecordStamps?
             if case .records(_, let records)? = cloud { theirs = records }
             for entry in theirs?.entries.values ?? [:].values { clock.witness(entry.stamp) }
-            let merged = CloudMerge.records(local: keyState.records, cloud: theirs ?? RecordStamps(), now: now)
+            for stamp in theirs?.seen.values ?? [:].values { clock.witness(stamp) }
+            var merged = CloudMerge.records(local: keyState.records, cloud: theirs ?? RecordStamps(), now: now)
+            // A record held before sync was turned on goes up with a stamp of its own.
+            for (id, entry) in merged.entries where entry.stamp.isBeforeSync {
+                merged.entries[id]?.stamp = .sentBeforeSync(device: device)
+                merged.see(.sentBeforeSync(device: device))
+            }
             if merged != keyState.records {
                 taken = merged.entries.filter { keyState.records.entries[$0.key] != $0.value }.values.map(\.stamp).max()
                 keyState.records = merged
@@ -36,7 +42,9 @@ extension SyncEngine.State {
                 theirs = stamped
                 clock.witness(stamped.stamp)
             }
-            let winner = CloudMerge.single(local: keyState.single, cloud: theirs)
+            var winner = CloudMerge.single(local: keyState.single, cloud: theirs)
+            // A value held before sync was turned on goes up with a stamp of its own.
+            if winner?.stamp.isBeforeSync == true { winner?.stamp = .sentBeforeSync(device: device) }
             if winner != keyState.single {
                 keyState.single = winner
                 taken = winner?.stamp
@@ -94,7 +102,7 @@ extension SyncEngine.KeyState {
         } else {
             single = values[key].map { Stamped(stamp: .beforeSync(device: device), value: $0) }
         }
-        for stamp in stamps { clock.witness(stamp) }
+        for stamp in stamps + records.seen.values { clock.witness(stamp) }
         guard !changedOutside.isEmpty else { return false }
         let fresh = clock.tick(now: now)
         if holdsRecords {
@@ -109,9 +117,10 @@ extension SyncEngine.KeyState {
     /// A stamp as the local store keeps it: `<stamp> <digest>`, the digest of the value it was given to.
     private static func stampAndDigest(_ value: StoredValue?) -> (stamp: CloudStamp, digest: String)? {
         guard case .string(let text)? = value else { return nil }
-        let parts = text.split(separator: " ", maxSplits: 1)
-        guard let stamp = try? CloudStamp(text: String(parts[0])) else { return nil }
-        return (stamp, parts.count > 1 ? String(parts[1]) : "")
+        // The digest has no space; a device identifier may.
+        guard let space = text.lastIndex(of: " ") else { return (try? CloudStamp(text: text)).map { ($0, "") } }
+        guard let stamp = try? CloudStamp(text: String(text[..<space])) else { return nil }
+        return (stamp, String(text[text.index(after: space)...]))
     }
 
     /// 16 hexadecimal digits of the FNV-1a hash of the value's JSON text; `-` for no value.

@@ -111,7 +111,14 @@ final class SyncEngine: Sendable {
     func write(_ values: [String: StoredValue], removing keysToRemove: [String]) throws {
         let synced = state.withLock { state in (values.keys + keysToRemove).filter { state.keys[$0] != nil } }
         guard !synced.isEmpty else { return try local.setValues(values, removingValuesForKeys: keysToRemove) }
-        let recordKeys = state.withLock { state in synced.filter { state.keys[$0]?.holdsRecords == true } }
+        // The generations before the old records are read: a merge that lands between that read and the write
+        // below moves them on, and the key's state is then written again.
+        let (recordKeys, generations) = state.withLock { state in
+            (
+                synced.filter { state.keys[$0]?.holdsRecords == true },
+                synced.reduce(into: [String: Int]()) { $0[$1] = state.keys[$1]?.generation }
+            )
+        }
         let old = recordKeys.isEmpty ? [:] : try local.values(forKeys: recordKeys)
         var all = values
         let taken = stampLocalChanges(synced, old: old, new: values, meta: &all)
@@ -121,7 +128,7 @@ final class SyncEngine: Sendable {
             restore(taken)
             throw error
         }
-        for (key, before) in taken { merge(key, seen: before.generation + 1) }
+        for key in taken.keys { merge(key, seen: (generations[key] ?? -2) + 1) }
     }
 
     /// Reads, transforms and writes `keys` in one read-modify-write of the local store, with new stamps for the
