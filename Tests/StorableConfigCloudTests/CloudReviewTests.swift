@@ -118,4 +118,24 @@ struct CloudReviewTests {
         #expect(phone.notes.record(id: "r")?.text == "pad's later edit")
         #expect(pad.config.notes.record(id: "q")?.text == "phone's note")
     }
+    /// The stamp kept in the local store is `<stamp> <digest>`, read back by splitting at the first space; a
+    /// device identifier with a space (`device:` is public: a device's name, say) cuts the stamp short and the
+    /// digest never matches, so every launch restamps every synced value as changed outside the sync, and the
+    /// device's old values beat the newer ones other devices wrote while it was closed.
+    @Test func reviewADeviceIdentifierWithASpaceDoesNotRestampItsValuesAtEachLaunch() {
+        let cloud = SimulatedCloud()
+        let phone = Phone("Alice iPhone", on: cloud).launch()
+        let pad = Phone("iPad", on: cloud).launch()
+        phone.config.fontSize = 14
+        cloud.settle(["Alice iPhone", "iPad"])
+        phone.quit()
+        pad.clock.advance(60_000)
+        pad.config.fontSize = 20
+        cloud.settle(["Alice iPhone", "iPad"])
+        phone.clock.advance(120_000)
+        phone.launch()
+        cloud.settle(["Alice iPhone", "iPad"])
+        #expect(phone.config.fontSize == 20)
+        #expect(pad.config.fontSize == 20)
+    }
 }
