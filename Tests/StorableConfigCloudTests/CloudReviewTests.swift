@@ -138,4 +138,29 @@ struct CloudReviewTests {
         #expect(phone.config.fontSize == 20)
         #expect(pad.config.fontSize == 20)
     }
+    /// At launch the clock is moved past the stamps kept beside the values, but not past `seen`; once a record's
+    /// tombstone is dropped (30 days), `seen` can hold this device's latest stamp alone. After a wall clock that
+    /// jumps back (a battery runs out: Docs/CloudSync.md, "Clocks"), a new record takes a stamp that `seen`
+    /// already covers, and the merge takes it for a record deleted here: it is gone at once, on every device.
+    @Test func reviewARecordAddedAfterTheClockJumpsBackPastADroppedTombstoneIsKept() {
+        let day: Int64 = 24 * 3600 * 1000
+        let cloud = SimulatedCloud()
+        let phone = Phone("iPhone", on: cloud, at: 100 * day).launch()
+        phone.config.notes.upsert(Note(id: "x", text: "x"))
+        phone.clock.advance(10)
+        phone.config.notes.delete(id: "x")
+        cloud.settle(["iPhone"])
+        phone.quit()
+        // A month later the tombstone is dropped at launch.
+        phone.clock.advance(31 * day)
+        phone.launch()
+        cloud.settle(["iPhone"])
+        phone.quit()
+        // The clock is set back two months.
+        phone.clock.set(70 * day)
+        phone.launch()
+        phone.config.notes.upsert(Note(id: "y", text: "written after the clock went back"))
+        cloud.settle(["iPhone"])
+        #expect(phone.config.notes.record(id: "y")?.text == "written after the clock went back")
+    }
 }
