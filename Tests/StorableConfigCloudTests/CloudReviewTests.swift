@@ -163,4 +163,20 @@ struct CloudReviewTests {
         cloud.settle(["iPhone"])
         #expect(phone.config.notes.record(id: "y")?.text == "written after the clock went back")
     }
+    /// Two values from before sync: "the cloud's wins" is not an order of the two values but of the two sides, so
+    /// each device takes the other's when their uploads cross, and neither sends again (Docs/CloudSync.md: "they
+    /// end on whichever reached the service last").
+    @Test func reviewTwoValuesFromBeforeSyncWhoseUploadsCrossEndTheSameOnBoth() {
+        let cloud = SimulatedCloud()
+        let key = "cloud.test.SyncedSettings.userName"
+        let phone = Phone("iPhone", on: cloud)
+        let pad = Phone("iPad", on: cloud)
+        phone.local.setValue(.string("phone's"), forKey: key)
+        pad.local.setValue(.string("pad's"), forKey: key)
+        phone.launch()
+        pad.launch()
+        cloud.settle(["iPhone", "iPad"])
+        #expect(phone.config.userName == pad.config.userName)
+        #expect(cloud.serverData(key).flatMap(entry)?.value == .string(pad.config.userName))
+    }
 }
