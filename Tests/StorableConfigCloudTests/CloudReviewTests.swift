@@ -179,4 +179,40 @@ struct CloudReviewTests {
         #expect(phone.config.userName == pad.config.userName)
         #expect(cloud.serverData(key).flatMap(entry)?.value == .string(pad.config.userName))
     }
+    /// A cloud value is JSON text, where a date is ISO 8601 text and data base64 text: they come back as strings,
+    /// so the other device stores a string where the writer stored a date or data, and the writer's own value is
+    /// rewritten as a string once its copy comes back (same stamp, "different" value, the cloud's taken).
+    @Test func reviewADateAndDataKeepTheirKindInTheLocalStores() {
+        let cloud = SimulatedCloud()
+        let phone = SyncPair(on: cloud, device: "iPhone")
+        let pad = SyncPair(on: cloud, device: "iPad")
+        let date = Date(timeIntervalSince1970: 1_795_000_000.25)
+        phone.config.lastOpened = date
+        phone.config.avatar = Data([1, 2, 3])
+        cloud.settle(["iPhone", "iPad"])
+        phone.sync.synchronize()
+        #expect(pad.config.lastOpened == date)
+        #expect(pad.local.value(forKey: "cloud.test.DatedSettings.lastOpened") == .date(date))
+        #expect(pad.local.value(forKey: "cloud.test.DatedSettings.avatar") == .data(Data([1, 2, 3])))
+        #expect(phone.local.value(forKey: "cloud.test.DatedSettings.lastOpened") == .date(date))
+    }
+}
+
+final class DatedSettings: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "cloud.test" }
+    @Setting var lastOpened = Date(timeIntervalSince1970: 0)
+    @Setting var avatar = Data()
+}
+
+/// A device with a config of a date and data, synced.
+struct SyncPair {
+    let local = InMemoryStore()
+    let sync: CloudSync
+    let config: DatedSettings
+
+    init(on cloud: SimulatedCloud, device: String) {
+        sync = CloudSync(cloud: cloud.device(device), local: local, device: device, now: TestClock(1_000_000).now)
+        config = DatedSettings(store: sync.store)
+        sync.sync(config)
+    }
 }
