@@ -24,6 +24,11 @@ struct CloudSyncTests {
         // Kept in the iPad's own store, which stays the source of truth.
         #expect(pad.local.value(forKey: "cloud.test.SyncedSettings.userName") == .string("nkysu1"))
         _ = token
+        // The stamp kept beside it still names the writer after a relaunch.
+        pad.quit()
+        pad.launch()
+        #expect(pad.config.$userName.origin == #"iCloud (device "iPhone")"#)
+        #expect(phone.config.$userName.origin == "the store")
     }
 
     @Test func writesToOneKeyOnTwoDevicesWhileOfflineEndOnTheLaterOnBoth() {
@@ -204,6 +209,7 @@ struct CloudSyncTests {
         ]
         #expect(phone.config.notes.all.sorted { $0.id < $1.id } == expected)
         #expect(pad.config.notes.all.sorted { $0.id < $1.id } == expected)
+        #expect(phone.config.notes.origin == #"iCloud (device "iPad")"#)
     }
 
     @Test func recordsMovedOnOneDeviceAndInsertedOnAnotherEndInOneOrderOnBoth() {

@@ -95,6 +95,14 @@ extension RecordCollection: AnySetting {
     public var valueTypeName: String { "RecordCollection<\(TypeName.of(Record.self))>" }
     /// `true`.
     public var holdsRecords: Bool { true }
+
+    /// `the store` (or what the store says of the records, such as `iCloud (device "iPad")`: see
+    /// ``ConfigStore/origin(forKey:)``), or `default` when none is stored.
+    public var origin: String {
+        guard isSet else { return SettingLayer.default.description }
+        guard let binding = lock.withLock({ binding }) else { return "the store" }
+        return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
+    }
     /// What ``assign(parsing:)`` accepts: a JSON array of records.
     public var expectedFormat: String { "a JSON array of \(TypeName.of(Record.self)) records" }
 

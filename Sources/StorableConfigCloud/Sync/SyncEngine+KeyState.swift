@@ -70,7 +70,8 @@ extension SyncEngine.KeyState {
     /// the sync (another program, a widget writing the shared suite): it takes a new stamp, as a write now.
     /// - Returns: Whether a value took a new stamp, so that the stamps must be written again.
     mutating func load(
-        from values: [String: StoredValue], key: String, device: String, clock: inout HybridClock, now: Int64
+        from values: [String: StoredValue], key: String, device: String, cloudName: String, clock: inout HybridClock,
+        now: Int64
     ) -> Bool {
         let meta = values[SyncEngine.metaKey(key)]
         var changedOutside: [String] = []
@@ -103,7 +104,13 @@ extension SyncEngine.KeyState {
             single = values[key].map { Stamped(stamp: .beforeSync(device: device), value: $0) }
         }
         for stamp in stamps + records.seen.values { clock.witness(stamp) }
+        // Who wrote the value held, as its stamp says: another device's value is still its, after a relaunch.
+        let newest = holdsRecords ? records.entries.values.filter { $0.value != nil }.map(\.stamp).max() : single?.stamp
+        if let newest, newest.device != device, !newest.isBeforeSync {
+            origin = "\(cloudName) (device \"\(newest.device)\")"
+        }
         guard !changedOutside.isEmpty else { return false }
+        origin = nil
         let fresh = clock.tick(now: now)
         if holdsRecords {
             for id in changedOutside { records.entries[id]?.stamp = fresh }

@@ -96,9 +96,11 @@ final class SyncEngine: Sendable {
                 continue
             }
             let now = milliseconds
+            let cloudName = cloud.name
             let changedOutside = state.withLock { state in
                 state.keys[setting.key]?.load(
-                    from: values, key: setting.key, device: device, clock: &state.clock, now: now) ?? false
+                    from: values, key: setting.key, device: device, cloudName: cloudName, clock: &state.clock, now: now)
+                    ?? false
             }
             merge(setting.key, seen: changedOutside ? -1 : nil)
         }
