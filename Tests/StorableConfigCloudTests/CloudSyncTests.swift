@@ -313,6 +313,33 @@ struct CloudSyncTests {
         #expect(pad.config.userName == "after the relaunch")
     }
 
+    @Test func aClockAtTheEndOfTimeOrNotANumberStillLetsLaterWritesWin() {
+        let cloud = SimulatedCloud()
+        let broken = CloudSync(
+            cloud: cloud.device("broken"), local: InMemoryStore(), device: "broken",
+            now: { Date(timeIntervalSince1970: 1e300) })
+        let lost = CloudSync(
+            cloud: cloud.device("lost"), local: InMemoryStore(), device: "lost",
+            now: { Date(timeIntervalSince1970: .nan) })
+        let pad = Phone("iPad", on: cloud).launch()
+        let far = SyncedSettings(store: broken.store)
+        let nowhere = SyncedSettings(store: lost.store)
+        broken.sync(far)
+        lost.sync(nowhere)
+        far.userName = "from the end of time"
+        cloud.settle(["broken", "lost", "iPad"])
+        #expect(pad.config.userName == "from the end of time")
+        #expect(nowhere.userName == "from the end of time")
+        // Each device saw the stamp at the end of time; its next write comes after it.
+        pad.config.userName = "the iPad's, later"
+        cloud.settle(["broken", "lost", "iPad"])
+        #expect(far.userName == "the iPad's, later")
+        nowhere.userName = "the lost clock's, later still"
+        cloud.settle(["broken", "lost", "iPad"])
+        #expect(far.userName == "the lost clock's, later still")
+        #expect(pad.config.userName == "the lost clock's, later still")
+    }
+
     @Test func aSecretIsNeverSentAndIsReported() {
         let cloud = SimulatedCloud()
         let phone = Phone("iPhone", on: cloud)

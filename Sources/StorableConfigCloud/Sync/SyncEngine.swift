@@ -54,8 +54,6 @@ final class SyncEngine: Sendable {
 
     var syncedKeys: [String] { state.withLock { Array($0.keys.keys) } }
 
-    func isSynced(_ key: String) -> Bool { state.withLock { $0.keys[key] != nil } }
-
     func origin(forKey key: String) -> String? { state.withLock { $0.keys[key]?.origin } }
 
     private var milliseconds: Int64 {
@@ -102,7 +100,7 @@ final class SyncEngine: Sendable {
                     from: values, key: setting.key, device: device, cloudName: cloudName, clock: &state.clock, now: now)
                     ?? false
             }
-            merge(setting.key, seen: changedOutside ? -1 : nil)
+            merge(setting.key, rewrite: changedOutside)
         }
     }
 
@@ -206,10 +204,11 @@ final class SyncEngine: Sendable {
     // MARK: Merging
 
     /// Merges the local and cloud values of `key` and writes the winner where it is missing. `seen`: the
-    /// generation the caller left the key at; if it moved on, the key's state is written again.
-    func merge(_ key: String, seen: Int? = nil) {
-        var rewrite = false
-        if let seen { rewrite = state.withLock { $0.keys[key]?.generation != seen } }
+    /// generation the caller left the key at; if it moved on, the key's state is written again, as it is with
+    /// `rewrite`.
+    func merge(_ key: String, seen: Int? = nil, rewrite: Bool = false) {
+        var rewrite = rewrite
+        if let seen, !rewrite { rewrite = state.withLock { $0.keys[key]?.generation != seen } }
         while let cloudKey = state.withLock({ $0.keys[key]?.cloudKey }) {
             guard let cloudEntry = readCloud(key, cloudKey) else { return }
             let now = milliseconds
@@ -301,7 +300,7 @@ final class SyncEngine: Sendable {
                     state.keys[key] = keyState
                     return held
                 }
-                merge(key, seen: -1)
+                merge(key, rewrite: true)
                 if held
                     && state.withLock({ $0.keys[key]?.single == nil && $0.keys[key]?.records.values.isEmpty == true })
                 {
