@@ -90,6 +90,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// The setting stored under `key` is not synced with other devices, or a change of it was not: `reason` says
     /// why (the cloud's limits, a full cloud, an account change). The value stays in the local store.
     case notSynced(key: String, reason: String)
+    /// The secret store `store` cannot be used now, for `reason` (a device before its first unlock, a missing
+    /// directory, one that others may read): the secret settings it keeps keep their last good values.
+    case secretStoreUnavailable(store: String, reason: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -147,6 +150,9 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
                 + "(reset the setting to read the file's value)."
         case .notSynced(let key, let reason):
             "'\(key)' is not synced with other devices: \(Self.clause(reason))."
+        case .secretStoreUnavailable(let store, let reason):
+            "The secret store \(store) cannot be used (\(Self.clause(reason))); the secret settings it keeps keep "
+                + "their last good values."
         case .invalidDeclaration(let className, let property, let reason):
             "Invalid StorableConfig declaration \(className).\(property): \(Self.clause(reason))."
         case .migrationFailed(let config, let step, let key, let reason):
