@@ -38,6 +38,9 @@ let usage = """
       write-keys <file|suite:NAME> <prefix> <count>
                                            write keys "<prefix>.<i>" = i for i in 1...count
       set <file|suite:NAME> <key> <value>  write one key (JSON if the value is JSON, else a string)
+      open-secret-config <file|suite:NAME> <go-file>
+                                           once <go-file> exists, create a config with a secret setting and
+                                           print "token <value>"
       upsert-records <file> <prefix> <count>
                                            upsert records "<prefix>.<i>" into one collection
       open-race-config <file> <go-file>    open the file, wait until <go-file> exists, then open RaceConfig
@@ -294,6 +297,14 @@ case "open-race-config":
     let config = RaceConfig(store: raceStore)
     let migratedHere = config.migratedBy == ProcessInfo.processInfo.processIdentifier
     output("\(migratedHere ? "migrated" : "found migrated") \(config.fadeDuration) \(config.volume)")
+case "open-secret-config":
+    // open-secret-config <file> <go-file>: once <go-file> exists, create a config whose secret setting the file
+    // may hold in plain form (moved to the secret store beside the file), and print its value.
+    guard arguments.count == 3 else { fail(usage) }
+    let secretStore = store(for: arguments[1])
+    while !FileManager.default.fileExists(atPath: arguments[2]) { usleep(200) }
+    let config = SecretRaceConfig(store: secretStore)
+    output("token \(config.token)")
 case "crash":
     runCrash(arguments)
 case "multiprocess":

@@ -181,6 +181,46 @@ struct SecretKeepingTests {
         token.cancel()
     }
 
+    /// Four processes that start at once over a settings file holding a secret in plain form: each reads the
+    /// secret, the secret store beside the file holds it, and the file holds not one byte of it.
+    @Test func fourProcessesStartingAtOnceMoveAPlainSecretOnce() throws {
+        let rounds = isRunningUnderThreadSanitizer ? 3 : 10
+        for round in 0..<rounds {
+            let directory = TemporaryDirectory()
+            let url = directory.file("settings.json")
+            let planted = "\(Self.planted)-\(round)"
+            try Data("{\"stress.SecretRaceConfig.token\": \"\(planted)\", \"other\": 1}".utf8).write(to: url)
+            let go = directory.file("go")
+            let pipes = (0..<4).map { _ in Pipe() }
+            let children = try pipes.map { pipe in
+                try launchProduct("storable-config-stress", ["open-secret-config", url.path, go.path], output: pipe)
+            }
+            usleep(isRunningUnderThreadSanitizer ? 1_000_000 : 300_000)
+            _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+            for (child, pipe) in zip(children, pipes) {
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                child.waitUntilExit()
+                #expect(child.terminationStatus == 0)
+                #expect(output == "token \(planted)\n", "round \(round)")
+            }
+            let bytes = try Data(contentsOf: url)
+            #expect(bytes.range(of: Data(planted.utf8)) == nil, "round \(round)")
+            #expect(String(decoding: bytes, as: UTF8.self).contains("\"other\""))
+            // The secret is in the secret store, and nowhere else beside the file.
+            let later = SecretRaceConfigForTests(store: try JSONFileStore(url: url))
+            #expect(later.token == planted)
+            let holders = try FileManager.default.subpathsOfDirectory(atPath: directory.url.path).filter { path in
+                var isDirectory: ObjCBool = false
+                let full = directory.file(path).path
+                guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue
+                else { return false }
+                return (FileManager.default.contents(atPath: full) ?? Data()).range(of: Data(planted.utf8)) != nil
+            }
+            #expect(holders.count == 1, "\(holders)")
+            #expect(holders.allSatisfy { $0.hasPrefix("settings.secrets/") }, "\(holders)")
+        }
+    }
+
     @Test func exportLeavesSecretsOutUnlessAsked() throws {
         let directory = TemporaryDirectory()
         let config = KeptSecretConfig(
@@ -198,6 +238,13 @@ final class KeptSecretConfig: StorableConfig, @unchecked Sendable {
     @Setting var userName = ""
     @Setting(validate: { $0.count < 3 ? "too short" : nil }, secret: true) var apiToken = "unset"
     @Setting(secret: true) var pin = 0
+}
+
+/// The stress program's `SecretRaceConfig`, as this process reads it.
+final class SecretRaceConfigForTests: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "stress" }
+    override class var configName: String { "SecretRaceConfig" }
+    @Setting(secret: true) var token = ""
 }
 
 final class VaultConfig: StorableConfig, @unchecked Sendable {

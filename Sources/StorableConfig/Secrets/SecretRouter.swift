@@ -207,8 +207,9 @@ final class SecretRouter: Sendable {
 }
 
 /// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:
-/// ``UserDefaultsStore`` and ``JSONFileStore``.
-protocol SecretKeepingStore: ConfigStore {
+/// ``UserDefaultsStore`` and ``JSONFileStore``. A store that wraps one of them passes the call on, so that the
+/// secrets of the configs created over it stay apart too.
+public protocol SecretKeepingStore: ConfigStore {
     /// Sends every later call for `keys` to the secret store, after moving the values stored for them in plain
     /// form there (once: a value moved by another process, or by an earlier config, is not moved again).
     /// Returns the problems to report: a value that cannot be moved (the secret store cannot be used now) stays

@@ -435,7 +435,7 @@ extension UserDefaultsStore: SecretKeepingStore {
     /// Moves the values `defaults` holds for `keys` to the secret store and removes them from `defaults`. A
     /// value `defaults` holds is always newer than the secret store's (this version never writes a secret to
     /// `defaults`; an older one, run after it, may), so it replaces what the secret store holds.
-    func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
+    public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
         guard let secretRouter else { return [] }
         let keys = secretRouter.notSecret(keys)
         guard !keys.isEmpty else { return [] }

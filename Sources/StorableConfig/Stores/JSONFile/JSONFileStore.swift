@@ -233,7 +233,7 @@ extension JSONFileStore: SecretKeepingStore {
     /// file's lock: a process that starts at the same moment finds them moved, and moves nothing. A value the
     /// file holds is always newer than the secret store's (this version never writes a secret to the file; an
     /// older one, run after it, may), so it replaces what the secret store holds.
-    func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
+    public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
         guard let secretRouter else { return [] }
         let keys = secretRouter.notSecret(keys)
         guard !keys.isEmpty else { return [] }
