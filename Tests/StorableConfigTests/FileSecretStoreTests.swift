@@ -121,6 +121,25 @@ struct FileSecretStoreTests {
         Self.expectUnavailable(error, naming: link.path, saying: "chmod 700")
     }
 
+    @Test func openingTheStoreRemovesTheTemporaryFilesOfGoneProcessesOnly() throws {
+        let parent = TemporaryDirectory()
+        let directory = parent.file("secrets")
+        _ = try FileSecretStore(directory: directory)
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let stale = ".secret.\(gone.processIdentifier).1.tmp"
+        let live = ".secret.\(getpid()).999999.tmp"
+        let other = ".secret.notes"
+        for name in [stale, live, other] {
+            try Data("x".utf8).write(to: directory.appendingPathComponent(name))
+        }
+        _ = try FileSecretStore(directory: directory)
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(names == [live, other], "a live writer's file or another file was removed, or a stale one kept")
+    }
+
     @Test func aFailedWriteNamesTheKeyAndTheFileButNotTheSecret() throws {
         let parent = TemporaryDirectory()
         let store = try FileSecretStore(directory: parent.file("secrets"))
