@@ -58,7 +58,7 @@ extension FileSecretStore {
     }
 
     func unavailable(_ reason: String) -> StorableConfigError {
-        .secretStoreUnavailable(store: description, reason: "the directory \(directory.path): \(reason)")
+        .secretStoreUnavailable(store: description, reason: reason)
     }
 
     /// Removes the temporary files in `directory` whose writer's process is gone: a writer killed while it wrote.
