@@ -1,5 +1,5 @@
 // Drivers that prove JSONFileStore's guarantees with real processes: a writer killed with SIGKILL at random
-// moments, and several processes writing one file at once. The tests run the child commands; people run
+// moments, and several processes writing one file at once (and FileSecretStore's: write-secret, add-secret). The tests run the child commands; people run
 // the driver commands for figures:
 //
 //   swift run -c release storable-config-stress crash --kills 200
@@ -45,6 +45,8 @@ let usage = """
                                            upsert records "<prefix>.<i>" into one collection
       open-race-config <file> <go-file>    open the file, wait until <go-file> exists, then open RaceConfig
                                            (a move and a migration) over it, and print whether this process migrated
+      write-secret <directory> <key>       write a ~64 KB secret to a FileSecretStore forever, printing "ack N"
+      add-secret <directory> <key> <value> add a secret if the key holds none; print "added" or "present"
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -305,6 +307,10 @@ case "open-secret-config":
     while !FileManager.default.fileExists(atPath: arguments[2]) { usleep(200) }
     let config = SecretRaceConfig(store: secretStore)
     output("token \(config.token)")
+case "write-secret":
+    runWriteSecret(arguments)
+case "add-secret":
+    runAddSecret(arguments)
 case "crash":
     runCrash(arguments)
 case "multiprocess":
