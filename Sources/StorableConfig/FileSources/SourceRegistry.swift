@@ -81,7 +81,7 @@ final class SourceRegistry: Sendable {
         var made: [ConfigSource: Entry] = [:]
         var watchersNeeded: [ConfigSource] = []
         var snapshot: Snapshot?
-        let claims = Self.claims(of: config)
+        let claims = sources.contains { $0.format == .managedAppConfiguration } ? Self.claims(of: config) : [:]
         var told: [StorableConfig] = []
         while snapshot == nil {
             // A directory that configs of another class read: the files this one names are read too, before its
