@@ -221,6 +221,21 @@ struct ManagedConfigurationTests {
         }
     }
 
+    @Test func checkOverridesNamesAMemberThatNamesNoSettingAsALikelyTypo() throws {
+        try Self.withDefaults { defaults in
+            Self.push(["AppConfig.cuont": 3, "AppConfig.count": 2, "managed.AppConfig.name": "Acme"], to: defaults)
+            let config = ManagedAppConfig.make(store: InMemoryStore(), sources: Self.sources(defaults))
+            let problems = try #require(throws: InvalidOverrides.self) {
+                try StorableConfig.checkOverrides(of: [config])
+            }
+            #expect(
+                problems.problems.map(\.description) == [
+                    StorableConfigError.unknownSourceName(origin: "managed app configuration", name: "AppConfig.cuont")
+                        .description
+                ])
+        }
+    }
+
     @Test func aManagedConfigurationThatIsNotADictionaryIsReported() throws {
         try Self.withDefaults { defaults in
             let before = ReportedErrors.mentioning(ManagedDefaults.key).count
