@@ -127,6 +127,17 @@ struct ManagedConfigurationTests {
         }
     }
 
+    /// Corelibs `UserDefaults` posts no notification: `reloadSources()` reads the dictionary again.
+    @Test func reloadSourcesReadsTheDictionaryAgainWhereNoNotificationIsPosted() throws {
+        let suite = "StorableConfigTests-managed-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        let config = ManagedAppConfig.make(store: InMemoryStore(), sources: Self.sources(defaults))
+        Self.push(["AppConfig.count": 6], to: defaults)
+        StorableConfig.reloadSources()
+        #expect(config.count == 6 && config.$count.isManaged)
+    }
+
     @Test func aChangeReachesEveryConfigThatObserves() throws {
         try Self.withDefaults { defaults in
             let first = ManagedAppConfig.make(store: InMemoryStore(), sources: Self.sources(defaults))
