@@ -286,6 +286,27 @@ struct ManagedConfigurationTests {
     }
 }
 
+extension ManagedConfigurationTests {
+    /// Configs of another class that answer to the same name come and go on several threads: while one lives the
+    /// name is applied to none, and once all are gone the config that stayed reads the administrator's value.
+    @Test func aNameFollowsConfigsThatComeAndGoOnSeveralThreads() throws {
+        try Self.withDefaults { defaults in
+            Self.push(["AppConfig.count": 4], to: defaults)
+            let sources = Self.sources(defaults)
+            let config = ManagedAppConfig.make(store: InMemoryStore(), sources: sources)
+            let wrong = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0..<25 {
+                    let other = OtherAppConfig.make(store: InMemoryStore(), sources: sources)
+                    if other.count != 0 || other.$count.isManaged { wrong.withLock { $0 += 1 } }
+                }
+            }
+            #expect(wrong.withLock { $0 } == 0, "a name two live settings answer to was applied")
+            #expect(config.count == 4 && config.$count.isManaged)
+        }
+    }
+}
+
 /// A `UserDefaults` whose `objectIsForced(forKey:)` says yes for the keys in ``forced``, as macOS does for the keys a
 /// configuration profile forces.
 final class ForcingDefaults: NotifyingDefaults {
