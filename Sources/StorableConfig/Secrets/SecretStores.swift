@@ -69,6 +69,8 @@ final class DeferredFileSecretStore: SecretStore {
 
     func secret(forKey key: String) throws -> Data? { try store(creating: false)?.secret(forKey: key) }
     func setSecret(_ data: Data, forKey key: String) throws { try store()?.setSecret(data, forKey: key) }
-    func addSecret(_ data: Data, forKey key: String) throws -> Bool { try store()?.addSecret(data, forKey: key) ?? false }
+    func addSecret(_ data: Data, forKey key: String) throws -> Bool {
+        try store()?.addSecret(data, forKey: key) ?? false
+    }
     func removeSecret(forKey key: String) throws { try store(creating: false)?.removeSecret(forKey: key) }
 }
