@@ -75,7 +75,7 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     }
 
     /// Creates a store over `defaults` that saves writes as `saving` says and keeps the values of secret settings
-    /// in `secrets` (`nil`: in `defaults`, like any value, as versions before 0.9 did).
+    /// in `secrets` (`nil`: in `defaults`, like any value, as earlier versions did).
     ///
     /// A value that `defaults` holds for a secret setting is moved to `secrets` when the first config that
     /// declares the setting is created over the store, and removed from `defaults`. Docs/Secrets.md has the

@@ -55,7 +55,7 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     }
 
     /// Opens the settings file at `url`, which need not exist yet, keeping the values of secret settings in
-    /// `secrets` (`nil`: in the file, like any value, as versions before 0.9 did).
+    /// `secrets` (`nil`: in the file, like any value, as earlier versions did).
     ///
     /// A value that the file holds for a secret setting is moved to `secrets` when the first config that
     /// declares the setting is created over the store, and removed from the file: once, under the file's lock,
