@@ -1,0 +1,392 @@
+import Foundation
+import Testing
+
+@testable import StorableConfig
+
+/// Review of issue 34 (secret stores and the managed app configuration): each test states what a user would see.
+@Suite(.serialized)
+struct Review34Tests {
+    static let planted = "R34-PLANTED-7f3e"
+
+    private static func fileHolds(_ url: URL, _ text: String) -> Bool {
+        (FileManager.default.contents(atPath: url.path) ?? Data()).range(of: Data(text.utf8)) != nil
+    }
+
+    // MARK: - Secrets
+
+    /// Two stores opened the documented way, `JSONFileStore(url:)`, on one settings file (an app and its
+    /// extension's code, or two libraries, each opening the file): a user who changes the token through one config
+    /// sees the old token in the other config forever, although both read the same `settings.secrets` directory.
+    @Test func twoDefaultStoresOnOneFileAgreeOnASecret() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let first = R34SecretConfig(store: try JSONFileStore(url: url))
+        let second = R34SecretConfig(store: try JSONFileStore(url: url))
+        first.token = "one-\(Self.planted)"
+        #expect(waitUntil(seconds: 5) { second.token == "one-\(Self.planted)" }, "second reads \(second.token)")
+        second.token = "two-\(Self.planted)"
+        #expect(waitUntil(seconds: 5) { first.token == "two-\(Self.planted)" }, "first reads \(first.token)")
+        // A third config, created after both writes, over the first store.
+        let third = R34SecretConfig(store: first.store)
+        #expect(third.token == "two-\(Self.planted)")
+    }
+
+    /// A value at an earlier key (`previousKeys`) of a setting now declared secret: moved to the secret store, and
+    /// neither the current key nor the earlier one leaves it in the file.
+    @Test func aPlainValueAtAnEarlierKeyMovesIntoTheSecretStore() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data("{\"old.Prefs.apiToken\": \"\(Self.planted)\", \"other\": 1}".utf8).write(to: url)
+        let secrets = FailingSecretStore()
+        let config = R34RenamedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(config.apiToken == Self.planted)
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(secrets.bytes(forKey: config.$apiToken.key) == Data("\"\(Self.planted)\"".utf8))
+        let later = R34RenamedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(later.apiToken == Self.planted)
+    }
+
+    /// An optional secret set and then set to `nil`: the secret store and the file hold nothing, and a relaunch
+    /// reads `nil`.
+    @Test func anOptionalSecretSetToNilIsGoneEverywhere() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        config.optionalToken = Self.planted
+        #expect(secrets.bytes(forKey: config.$optionalToken.key) != nil)
+        config.optionalToken = nil
+        #expect(secrets.bytes(forKey: config.$optionalToken.key) == nil)
+        #expect(!Self.fileHolds(url, Self.planted))
+        let later = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(later.optionalToken == nil)
+    }
+
+    /// A batch that sets a plain and a secret setting: each lands where it belongs, observers hear both.
+    @Test func aBatchMixingSecretAndPlainSettingsWritesEachWhereItBelongs() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let heard = Locked<Set<String>>([])
+        let token = config.observe { change in heard.withLock { _ = $0.insert(change.key) } }
+        config.batch {
+            config.userName = "ann"
+            config.token = Self.planted
+        }
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(Self.fileHolds(url, "ann"))
+        #expect(secrets.bytes(forKey: config.$token.key) == Data("\"\(Self.planted)\"".utf8))
+        #expect(waitUntil { heard.withLock { $0 } == [config.$token.key, config.$userName.key] })
+        token.cancel()
+    }
+
+    /// A failed secret write (a locked secret store): reported by key, the setting keeps its last good value,
+    /// nothing reaches the file.
+    @Test func aFailedSecretWriteKeepsTheLastGoodValueAndTheFileClean() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        config.token = "good"
+        secrets.isLocked = true
+        config.token = Self.planted
+        secrets.isLocked = false
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(!ReportedErrors.mentioning(config.$token.key).isEmpty)
+        #expect(ReportedErrors.mentioning(Self.planted).isEmpty)
+        let later = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(later.token == "good")
+    }
+
+    /// Many threads writing a secret through two stores on one file (one secret store): every config reads the
+    /// value the secret store holds at the end.
+    @Test func concurrentSecretWritesThroughTwoStoresConverge() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let first = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let second = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<25 {
+                let config = thread.isMultiple(of: 2) ? first : second
+                config.token = "t\(thread)-\(round)"
+            }
+        }
+        let stored = try #require(secrets.bytes(forKey: first.$token.key))
+        let final = String(decoding: stored, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        #expect(waitUntil { first.token == final && second.token == final }, "\(first.token) \(second.token) \(final)")
+        #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == final)
+    }
+
+    /// A watched file changed from outside while a secret lives in the secret store: the secret does not read as
+    /// removed, and its observers hear nothing.
+    @Test func anOutsideChangeToAWatchedFileLeavesTheSecretAlone() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let store = try JSONFileStore(url: url, secrets: secrets)
+        try store.startWatching()
+        defer { store.stopWatching() }
+        let config = R34SecretConfig(store: store)
+        config.token = Self.planted
+        let heard = Locked<[String]>([])
+        let token = config.observe { change in heard.withLock { $0.append(change.key) } }
+        try Data("{\"r34.R34SecretConfig.userName\": \"from-outside\"}".utf8).write(to: url)
+        #expect(waitUntil { config.userName == "from-outside" })
+        try config.reload()
+        #expect(config.token == Self.planted)
+        #expect(heard.withLock { $0 } == [config.$userName.key])
+        token.cancel()
+    }
+
+    /// The default secret store beside a settings file whose directory does not exist yet: the secret is written,
+    /// in a directory of mode 0700, in a file of mode 0600.
+    @Test func theDefaultSecretStoreBesideAFileInAMissingDirectory() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("a/b/settings.json")
+        let config = R34SecretConfig(store: try JSONFileStore(url: url))
+        config.token = Self.planted
+        let secretsDirectory = directory.url.appendingPathComponent("a/b/settings.secrets")
+        let attributes = try FileManager.default.attributesOfItem(atPath: secretsDirectory.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: secretsDirectory.path)
+        #expect(names.count == 1)
+        for name in names {
+            let mode = try FileManager.default.attributesOfItem(
+                atPath: secretsDirectory.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        }
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(R34SecretConfig(store: try JSONFileStore(url: url)).token == Self.planted)
+    }
+
+    /// A document exported with its secrets, imported into a config over a JSON file store: the secret lands in
+    /// the secret store, never in the file.
+    @Test func importingADocumentWithSecretsKeepsThemOutOfTheFile() throws {
+        let directory = TemporaryDirectory()
+        let source = R34SecretConfig(store: InMemoryStore())
+        source.token = Self.planted
+        source.userName = "ann"
+        let text = try ConfigDocument(exporting: [source], includingSecrets: true).jsonText()
+        #expect(text.contains(Self.planted))
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        try ConfigDocument(jsonText: text).apply(to: [config])
+        #expect(config.token == Self.planted)
+        #expect(config.userName == "ann")
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(secrets.bytes(forKey: config.$token.key) == Data("\"\(Self.planted)\"".utf8))
+    }
+
+    /// A secret key holding a value of the wrong type in the file: moved out of the file, reported by key, and
+    /// the report never shows the value.
+    @Test func aWrongTypedPlainSecretIsMovedAndReportedWithoutItsValue() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data("{\"r34.R34SecretConfig.pin\": \"\(Self.planted)\"}".utf8).write(to: url)
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(config.pin == 0)
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(!ReportedErrors.mentioning(config.$pin.key).isEmpty)
+        #expect(ReportedErrors.mentioning(Self.planted).isEmpty)
+    }
+
+    /// `description` of a config never shows a secret. (`valueText` does, by design: it is the text that
+    /// `assign(parsing:)` reads back, as `wrappedValue` is the value.)
+    @Test func aSecretsDescriptionIsRedacted() throws {
+        let config = R34SecretConfig(
+            store: try JSONFileStore(url: TemporaryDirectory().file("s.json"), secrets: FailingSecretStore()))
+        config.token = Self.planted
+        #expect(!config.description.contains(Self.planted))
+        #expect(!"\(config.$token)".contains(Self.planted))
+    }
+
+    /// Two `UserDefaultsStore`s over one `UserDefaults`, each given its own `FileSecretStore` over one directory
+    /// (as two modules of an app would write it): a secret changed through one config is read stale, forever,
+    /// by a config created later over the other store.
+    @Test func twoUserDefaultsStoresWithTheirOwnFileSecretStoresAgreeOnASecret() throws {
+        let directory = TemporaryDirectory()
+        let suite = "StorableConfigTests-r34-ud-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let secretsDirectory = directory.file("secrets")
+        let firstStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: secretsDirectory))
+        let secondStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: secretsDirectory))
+        let first = R34SecretConfig(store: firstStore)
+        let second = R34SecretConfig(store: secondStore)
+        first.token = "one"
+        second.token = "two"
+        #expect(waitUntil(seconds: 5) { first.token == "two" }, "first reads \(first.token)")
+        #expect(R34SecretConfig(store: firstStore).token == "two")
+    }
+
+    /// A migration that moves an old plain value into a secret setting: the value lands in the secret store, and
+    /// the file keeps no byte of it.
+    @Test func aMigrationIntoASecretSettingKeepsItOutOfTheFile() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        try Data("{\"r34.R34MigratingConfig.legacyToken\": \"\(Self.planted)\"}".utf8).write(to: url)
+        let secrets = FailingSecretStore()
+        let config = R34MigratingConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(config.token == Self.planted)
+        #expect(!Self.fileHolds(url, Self.planted))
+        #expect(secrets.bytes(forKey: config.$token.key) == Data("\"\(Self.planted)\"".utf8))
+        #expect(R34MigratingConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == Self.planted)
+    }
+
+    /// Importing, in `.replace` mode, a document exported without secrets: the secret is kept, not reset.
+    @Test func replacingFromADocumentWithoutSecretsKeepsTheSecret() throws {
+        let directory = TemporaryDirectory()
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        config.token = Self.planted
+        config.userName = "ann"
+        let text = try ConfigDocument(exporting: [config]).jsonText()
+        config.userName = "bob"
+        try ConfigDocument(jsonText: text).apply(to: [config], mode: .replace)
+        #expect(config.userName == "ann")
+        #expect(config.token == Self.planted)
+        #expect(secrets.bytes(forKey: config.$token.key) != nil)
+    }
+
+    /// Another process's change to a secret (written to the secret store directly) is read at `reload()`, and
+    /// observers hear it.
+    @Test func reloadReadsASecretChangedElsewhere() throws {
+        let directory = TemporaryDirectory()
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        config.token = "before"
+        let heard = Locked<[String]>([])
+        let token = config.$token.observe { value in heard.withLock { $0.append(value) } }
+        try secrets.setSecret(Data("\"after\"".utf8), forKey: config.$token.key)
+        try config.reload()
+        #expect(config.token == "after")
+        #expect(waitUntil { heard.withLock { $0 } == ["after"] })
+        token.cancel()
+    }
+
+    /// `reset()` of a secret removes it from the secret store; the config reads its default, and so does the next.
+    @Test func resetOfASecretRemovesIt() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        config.token = Self.planted
+        config.reset()
+        #expect(secrets.bytes(forKey: config.$token.key) == nil)
+        #expect(config.token == "")
+        #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == "")
+    }
+
+    // MARK: - Managed configuration
+
+    private static func withDefaults(_ body: (ForcingDefaults) throws -> Void) throws {
+        ReportedErrors.install()
+        let suite = "StorableConfigTests-r34-\(UUID().uuidString)"
+        let defaults = try #require(ForcingDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        try body(defaults)
+    }
+
+    /// A managed value for a secret setting: read, never written to the secret store or the file, and not shown in
+    /// `description`, `valueText` or `origin`.
+    @Test func aManagedSecretIsReadButNeitherStoredNorShown() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(["ManagedSecretConfig.token": Self.planted], forKey: ManagedDefaults.key)
+            let directory = TemporaryDirectory()
+            let url = directory.file("settings.json")
+            let secrets = FailingSecretStore()
+            let config = R34ManagedSecretConfig.make(
+                store: try JSONFileStore(url: url, secrets: secrets),
+                sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.token == Self.planted)
+            #expect(config.$token.isManaged)
+            #expect(secrets.bytes(forKey: config.$token.key) == nil)
+            #expect(!Self.fileHolds(url, Self.planted))
+            #expect(!config.description.contains(Self.planted))
+            #expect(!config.$token.origin.contains(Self.planted))
+        }
+    }
+
+    /// A managed value of the wrong type for a secret setting: reported by key, without the value.
+    @Test func aWrongTypedManagedSecretIsReportedWithoutItsValue() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(["ManagedSecretConfig.pin": Self.planted], forKey: ManagedDefaults.key)
+            let config = R34ManagedSecretConfig.make(
+                store: InMemoryStore(), sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.pin == 0)
+            #expect(!ReportedErrors.mentioning("ManagedSecretConfig.pin").isEmpty)
+            #expect(ReportedErrors.mentioning(Self.planted).isEmpty)
+            #expect(!"\(config.overrideProblems)".contains(Self.planted))
+        }
+    }
+
+    /// The dictionary removed: the setting is no longer managed, and reads the value assigned meanwhile (stored,
+    /// not read, while managed); `reset()` while managed removes the stored value and keeps the managed one.
+    @Test func removingTheDictionaryGivesBackTheStoredValue() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(["ManagedSecretConfig.limit": 7], forKey: ManagedDefaults.key)
+            let config = R34ManagedSecretConfig.make(
+                store: InMemoryStore(), sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.limit == 7 && config.$limit.isManaged)
+            config.limit = 9
+            #expect(config.limit == 7)
+            defaults.removeObject(forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.limit == 9 })
+            #expect(!config.$limit.isManaged)
+            defaults.set(["ManagedSecretConfig.limit": 8], forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.limit == 8 })
+            config.$limit.reset()
+            #expect(config.limit == 8)
+            defaults.removeObject(forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.limit == 1 })
+        }
+    }
+}
+
+final class R34SecretConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    @Setting var userName = ""
+    @Setting(secret: true) var token = ""
+    @Setting(secret: true) var optionalToken: String? = nil
+    @Setting(secret: true) var pin = 0
+}
+
+final class R34RenamedSecretConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    @Setting(previousKeys: ["old.Prefs.apiToken"], secret: true) var apiToken = ""
+}
+
+final class R34MigratingConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    @Setting(secret: true) var token = ""
+    override class var migrations: [ConfigMigration] {
+        [
+            ConfigMigration(to: 1, "the legacy token becomes a secret") { values in
+                if let legacy = try values.value("legacyToken", as: String.self) {
+                    try values.setValue(legacy, for: "token")
+                    values.removeValue(for: "legacyToken")
+                }
+            }
+        ]
+    }
+}
+
+final class R34ManagedSecretConfig: ManagedTestConfig, @unchecked Sendable {
+    override class var namespace: String { "r34managed" }
+    override class var configName: String { "ManagedSecretConfig" }
+    @Setting(secret: true) var token = ""
+    @Setting(secret: true) var pin = 0
+    @Setting var limit = 1
+}
