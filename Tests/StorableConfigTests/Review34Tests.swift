@@ -154,8 +154,9 @@ struct Review34Tests {
         let names = try FileManager.default.contentsOfDirectory(atPath: secretsDirectory.path)
         #expect(names.count == 1)
         for name in names {
-            let mode = try FileManager.default.attributesOfItem(
-                atPath: secretsDirectory.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(
+                    atPath: secretsDirectory.appendingPathComponent(name).path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
         }
         #expect(!Self.fileHolds(url, Self.planted))
@@ -286,6 +287,47 @@ struct Review34Tests {
         #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == "")
     }
 
+    /// Docs/Secrets.md and `keepSecrets`: a plain value that another process (an older version of the app) writes
+    /// to the file after the first config was created "is moved by the next config made after it is read". A user
+    /// who downgrades and upgrades while a process lives sees the older secret-store value, and the plain token
+    /// stays in the settings file: the next config over the store moves nothing, because the key is already
+    /// secret for the store's router.
+    @Test func aPlainSecretWrittenLaterByAnotherProcessIsMovedByTheNextConfig() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let store = try JSONFileStore(url: url, secrets: secrets)
+        let first = R34SecretConfig(store: store)
+        first.token = "older"
+        // An older version of the app, in another process, writes the token in plain form.
+        try Data("{\"r34.R34SecretConfig.token\": \"\(Self.planted)\"}".utf8).write(to: url)
+        try store.reload()
+        let next = R34SecretConfig(store: store)
+        #expect(next.token == Self.planted, "the newer plain value is read")
+        #expect(!Self.fileHolds(url, Self.planted), "the settings file still holds the plain secret")
+    }
+
+    /// UserDefaultsStore's move: a plain value written again while it is moved (another thread or process of an
+    /// older version) stays in `UserDefaults` in clear, and the setting reads the older value from the secret
+    /// store, until the process ends.
+    @Test func aPlainSecretRewrittenDuringItsMoveIsNotHiddenInDefaults() throws {
+        let suite = "StorableConfigTests-r34-move-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let key = "r34.R34SecretConfig.token"
+        defaults.set("first-plain", forKey: key)
+        let secrets = R34InterferingSecretStore { defaults.set(Self.planted, forKey: key) }
+        let config = R34SecretConfig(store: UserDefaultsStore(defaults, secrets: secrets))
+        let inDefaults = defaults.object(forKey: key) as? String
+        #expect(
+            inDefaults == nil || config.token == inDefaults, "reads \(config.token), defaults hold \(inDefaults ?? "-")"
+        )
+        #expect(R34SecretConfig(store: config.store).token == config.token)
+    }
+
     // MARK: - Managed configuration
 
     private static func withDefaults(_ body: (ForcingDefaults) throws -> Void) throws {
@@ -389,4 +431,29 @@ final class R34ManagedSecretConfig: ManagedTestConfig, @unchecked Sendable {
     @Setting(secret: true) var token = ""
     @Setting(secret: true) var pin = 0
     @Setting var limit = 1
+}
+
+/// A secret store in memory that runs `meanwhile` once, at its first write: another writer of the plain value
+/// at the moment of a move.
+final class R34InterferingSecretStore: SecretStore, @unchecked Sendable {
+    private let inner = InMemorySecretStore()
+    private let lock = NSLock()
+    private var meanwhile: (() -> Void)?
+
+    init(meanwhile: @escaping () -> Void) {
+        self.meanwhile = meanwhile
+    }
+
+    var description: String { "interfering secret store" }
+    func secret(forKey key: String) throws -> Data? { inner.secret(forKey: key) }
+    func setSecret(_ data: Data, forKey key: String) throws {
+        inner.setSecret(data, forKey: key)
+        let action = lock.withLock {
+            defer { meanwhile = nil }
+            return meanwhile
+        }
+        action?()
+    }
+    func addSecret(_ data: Data, forKey key: String) throws -> Bool { inner.addSecret(data, forKey: key) }
+    func removeSecret(forKey key: String) throws { inner.removeSecret(forKey: key) }
 }
