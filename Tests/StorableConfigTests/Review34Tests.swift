@@ -100,6 +100,48 @@ struct Review34Tests {
         #expect(later.token == "good")
     }
 
+    /// Docs/Secrets.md: "a write that fails is reported and reaches neither the secret store nor the file", and
+    /// issue 34: "the setting keeps its last good value". A user whose token write failed (a locked device) sees
+    /// the new token in the config that assigned it, but the old one in every config created afterwards and after
+    /// a relaunch: the failed value is kept in memory (the file's `keepsFailedWrites`) yet never retried.
+    @Test func aFailedSecretWriteIsNotReadAsIfItHadSucceeded() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        config.token = "good"
+        secrets.isLocked = true
+        config.token = "failed"
+        secrets.isLocked = false
+        config.userName = "a later write that succeeds"
+        let later = R34SecretConfig(store: config.store)
+        #expect(config.token == later.token, "the assigning config reads \(config.token), a new one \(later.token)")
+        #expect(config.token == "good")
+    }
+
+    /// A batch that sets a plain setting and a secret while the secret store is locked: the report names the
+    /// secret's key only, and the plain value, which the config goes on reading, never reaches the file (nor is
+    /// it written with the next write that succeeds, as a failed file write is): after a relaunch it is gone.
+    @Test func aBatchWhoseSecretFailsStillWritesItsPlainValue() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        secrets.isLocked = true
+        config.batch {
+            config.userName = "batch-user-r34"
+            config.token = Self.planted
+        }
+        secrets.isLocked = false
+        config.pin = 7
+        #expect(config.userName == "batch-user-r34")
+        let relaunched = R34SecretConfig(store: try JSONFileStore(url: url, secrets: FailingSecretStore()))
+        #expect(
+            relaunched.userName == "batch-user-r34" || !ReportedErrors.mentioning(config.$userName.key).isEmpty,
+            "userName is neither in the file nor reported")
+    }
+
     /// Many threads writing a secret through two stores on one file (one secret store): every config reads the
     /// value the secret store holds at the end.
     @Test func concurrentSecretWritesThroughTwoStoresConverge() throws {
@@ -374,6 +416,62 @@ struct Review34Tests {
         }
     }
 
+    /// Values of the wrong type, as corelibs bridges property-list numbers: a boolean for an `Int`, a number for a
+    /// `Bool`, a number for a `String`, a real with a fraction for an `Int`. Each is reported by key and ignored.
+    @Test func managedValuesOfTheWrongTypeAreIgnored() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(
+                [
+                    "ManagedTypesConfig.count": true, "ManagedTypesConfig.flag": 1, "ManagedTypesConfig.name": 42,
+                    "ManagedTypesConfig.ratioInt": 3.7,
+                ], forKey: ManagedDefaults.key)
+            let config = R34ManagedTypesConfig.make(
+                store: InMemoryStore(), sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.count == 5, "a boolean read as \(config.count)")
+            #expect(config.flag == false, "a number read as \(config.flag)")
+            #expect(config.name == "default", "a number read as \(config.name)")
+            #expect(config.ratioInt == 2, "3.7 read as \(config.ratioInt)")
+            for name in ["count", "flag", "name", "ratioInt"] {
+                #expect(!ReportedErrors.mentioning("ManagedTypesConfig.\(name)").isEmpty, "\(name) not reported")
+            }
+        }
+    }
+
+    /// The managed configuration key holding something other than a dictionary: reported, never a crash, and the
+    /// settings read their lower layers.
+    @Test func aManagedConfigurationThatIsNotADictionaryIsIgnored() throws {
+        try Self.withDefaults { defaults in
+            defaults.set("not a dictionary", forKey: ManagedDefaults.key)
+            let config = R34ManagedTypesConfig.make(
+                store: InMemoryStore(), sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.count == 5)
+            defaults.set(["ManagedTypesConfig.count": 6], forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.count == 6 })
+            defaults.set([1, 2], forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.count == 5 })
+        }
+    }
+
+    /// An assignment to a managed secret setting is stored in the secret store, not the file, and read once the
+    /// administrator removes the value.
+    @Test func anAssignmentToAManagedSecretGoesToTheSecretStore() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(["ManagedSecretConfig.token": "admin"], forKey: ManagedDefaults.key)
+            let directory = TemporaryDirectory()
+            let url = directory.file("settings.json")
+            let secrets = FailingSecretStore()
+            let config = R34ManagedSecretConfig.make(
+                store: try JSONFileStore(url: url, secrets: secrets),
+                sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            config.token = Self.planted
+            #expect(config.token == "admin")
+            #expect(!Self.fileHolds(url, Self.planted))
+            #expect(secrets.bytes(forKey: config.$token.key) == Data("\"\(Self.planted)\"".utf8))
+            defaults.removeObject(forKey: ManagedDefaults.key)
+            #expect(waitUntil { config.token == Self.planted })
+        }
+    }
+
     /// The dictionary removed: the setting is no longer managed, and reads the value assigned meanwhile (stored,
     /// not read, while managed); `reset()` while managed removes the stored value and keeps the managed one.
     @Test func removingTheDictionaryGivesBackTheStoredValue() throws {
@@ -456,4 +554,13 @@ final class R34InterferingSecretStore: SecretStore, @unchecked Sendable {
     }
     func addSecret(_ data: Data, forKey key: String) throws -> Bool { inner.addSecret(data, forKey: key) }
     func removeSecret(forKey key: String) throws { inner.removeSecret(forKey: key) }
+}
+
+final class R34ManagedTypesConfig: ManagedTestConfig, @unchecked Sendable {
+    override class var namespace: String { "r34managed" }
+    override class var configName: String { "ManagedTypesConfig" }
+    @Setting var count = 5
+    @Setting var flag = false
+    @Setting var name = "default"
+    @Setting var ratioInt = 2
 }
