@@ -46,6 +46,35 @@ struct Review34Tests {
         #expect(later.apiToken == Self.planted)
     }
 
+    /// A secret setting renamed (`previousNames`): its value is in the secret store under the earlier key, where
+    /// the move never looks (only current keys are routed to the secret store). A user who renames `apiKey` to
+    /// `apiToken` finds the token gone after the upgrade, and the old secret stays behind in the secret store.
+    @Test func aRenamedSecretSettingKeepsItsValue() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        do {
+            let old = R34SecretBeforeRename(store: try JSONFileStore(url: url, secrets: secrets))
+            old.apiKey = Self.planted
+        }
+        let renamed = R34SecretAfterRename(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(renamed.apiToken == Self.planted)
+        #expect(secrets.bytes(forKey: "r34.Renamed.apiKey") == nil, "the old secret is left behind")
+    }
+
+    /// A config class renamed (`previousConfigNames`) with a secret setting: the secret follows the class.
+    @Test func aRenamedClassKeepsItsSecret() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        do {
+            let old = R34SecretBeforeRename(store: try JSONFileStore(url: url, secrets: secrets))
+            old.apiKey = Self.planted
+        }
+        let renamed = R34SecretClassAfterRename(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(renamed.apiKey == Self.planted)
+    }
+
     /// An optional secret set and then set to `nil`: the secret store and the file hold nothing, and a relaunch
     /// reads `nil`.
     @Test func anOptionalSecretSetToNilIsGoneEverywhere() throws {
@@ -563,4 +592,23 @@ final class R34ManagedTypesConfig: ManagedTestConfig, @unchecked Sendable {
     @Setting var flag = false
     @Setting var name = "default"
     @Setting var ratioInt = 2
+}
+
+final class R34SecretBeforeRename: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    override class var configName: String { "Renamed" }
+    @Setting(secret: true) var apiKey = ""
+}
+
+final class R34SecretAfterRename: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    override class var configName: String { "Renamed" }
+    @Setting(previousNames: ["apiKey"], secret: true) var apiToken = ""
+}
+
+final class R34SecretClassAfterRename: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    override class var configName: String { "RenamedClass" }
+    override class var previousConfigNames: [String] { ["Renamed"] }
+    @Setting(secret: true) var apiKey = ""
 }
