@@ -314,6 +314,22 @@ struct Review34Tests {
         #expect(R34MigratingConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == Self.planted)
     }
 
+    /// A migration that changes a secret's type (an `Int` PIN becomes a `String`): it reads the value from the
+    /// secret store and writes the new one there.
+    @Test func aMigrationChangingASecretsTypeRunsOnTheSecretStoresValue() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = FailingSecretStore()
+        do {
+            let old = R34PinBefore(store: try JSONFileStore(url: url, secrets: secrets))
+            old.pin = 1234
+        }
+        let migrated = R34PinAfter(store: try JSONFileStore(url: url, secrets: secrets))
+        #expect(migrated.pin == "1234")
+        #expect(secrets.bytes(forKey: migrated.$pin.key) == Data("\"1234\"".utf8))
+        #expect(!Self.fileHolds(url, "1234"))
+    }
+
     /// Importing, in `.replace` mode, a document exported without secrets: the secret is kept, not reset.
     @Test func replacingFromADocumentWithoutSecretsKeepsTheSecret() throws {
         let directory = TemporaryDirectory()
@@ -611,4 +627,23 @@ final class R34SecretClassAfterRename: StorableConfig, @unchecked Sendable {
     override class var configName: String { "RenamedClass" }
     override class var previousConfigNames: [String] { ["Renamed"] }
     @Setting(secret: true) var apiKey = ""
+}
+
+final class R34PinBefore: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    override class var configName: String { "Pin" }
+    @Setting(secret: true) var pin = 0
+}
+
+final class R34PinAfter: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "r34" }
+    override class var configName: String { "Pin" }
+    @Setting(secret: true) var pin = ""
+    override class var migrations: [ConfigMigration] {
+        [
+            ConfigMigration(to: 1, "the PIN is text") { values in
+                if let number = try values.value("pin", as: Int.self) { try values.setValue("\(number)", for: "pin") }
+            }
+        ]
+    }
 }
