@@ -461,6 +461,26 @@ struct Review34Tests {
         }
     }
 
+    /// A managed value out of a secret setting's range: reported by key, without the value, and ignored.
+    @Test func anOutOfRangeManagedSecretIsReportedWithoutItsValue() throws {
+        try Self.withDefaults { defaults in
+            defaults.set(["ManagedSecretConfig.level": 987_654_321], forKey: ManagedDefaults.key)
+            let config = R34ManagedSecretConfig.make(
+                store: InMemoryStore(), sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
+            #expect(config.level == 5)
+            #expect(!config.$level.isManaged)
+            #expect(!ReportedErrors.mentioning("ManagedSecretConfig.level").isEmpty)
+            #expect(ReportedErrors.mentioning("987654321").isEmpty)
+            #expect(!"\(config.overrideProblems)".contains("987654321"))
+            do {
+                try StorableConfig.checkOverrides(of: [config])
+                Issue.record("checkOverrides found nothing")
+            } catch {
+                #expect(!"\(error)".contains("987654321"))
+            }
+        }
+    }
+
     /// Values of the wrong type, as corelibs bridges property-list numbers: a boolean for an `Int`, a number for a
     /// `Bool`, a number for a `String`, a real with a fraction for an `Int`. Each is reported by key and ignored.
     @Test func managedValuesOfTheWrongTypeAreIgnored() throws {
@@ -573,6 +593,7 @@ final class R34ManagedSecretConfig: ManagedTestConfig, @unchecked Sendable {
     override class var configName: String { "ManagedSecretConfig" }
     @Setting(secret: true) var token = ""
     @Setting(secret: true) var pin = 0
+    @Setting(in: 1...100, secret: true) var level = 5
     @Setting var limit = 1
 }
 
