@@ -171,6 +171,17 @@ struct Review34Tests {
             "userName is neither in the file nor reported")
     }
 
+    /// HELPER-RULES: "no library lock held while a store ... or user code runs". `SecretRouter.write` holds its
+    /// `writing` lock while the (user-written) secret store runs: a secret store that, while it writes, assigns
+    /// another secret setting (a vault that records when it last rotated a key, say) hangs the app for good.
+    @Test func aSecretStoreThatAssignsASecretWhileWritingDoesNotHang() throws {
+        let directory = TemporaryDirectory()
+        let secrets = R34InterferingSecretStore {}
+        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        secrets.setMeanwhile { config.pin = 42 }
+        #expect(finishes(within: 10) { config.token = "rotated" }, "the write never returned: a deadlock")
+    }
+
     /// Many threads writing a secret through two stores on one file (one secret store): every config reads the
     /// value the secret store holds at the end.
     @Test func concurrentSecretWritesThroughTwoStoresConverge() throws {
@@ -606,6 +617,10 @@ final class R34InterferingSecretStore: SecretStore, @unchecked Sendable {
 
     init(meanwhile: @escaping () -> Void) {
         self.meanwhile = meanwhile
+    }
+
+    func setMeanwhile(_ action: @escaping () -> Void) {
+        lock.withLock { meanwhile = action }
     }
 
     var description: String { "interfering secret store" }
