@@ -182,6 +182,28 @@ struct Review34Tests {
         #expect(finishes(within: 10) { config.token = "rotated" }, "the write never returned: a deadlock")
     }
 
+    /// `reload()` racing a write: reload reads the old bytes, a write of a new value finishes meanwhile, and
+    /// reload then notes the old bytes over the new value. The user's just-assigned token reads as the old one in
+    /// every config created afterwards (and the secret store holds the new one), until the next reload.
+    @Test func aReloadRacingASecretWriteDoesNotBringBackTheOldValue() throws {
+        let directory = TemporaryDirectory()
+        let secrets = R34SlowReadSecretStore()
+        let store = try JSONFileStore(url: directory.file("settings.json"), secrets: secrets)
+        let config = R34SecretConfig(store: store)
+        config.token = "old"
+        // While reload reads the secret store, another thread assigns a new token.
+        secrets.afterNextRead(of: config.$token.key) {
+            let writer = Thread { config.token = "new" }
+            writer.start()
+            _ = waitUntil(seconds: 5) { secrets.stored(forKey: config.$token.key) == Data("\"new\"".utf8) }
+            usleep(50_000)
+        }
+        try store.reload()
+        #expect(secrets.stored(forKey: config.$token.key) == Data("\"new\"".utf8))
+        #expect(waitUntil(seconds: 5) { config.token == "new" }, "the config reads \(config.token)")
+        #expect(R34SecretConfig(store: store).token == "new")
+    }
+
     /// Many threads writing a secret through two stores on one file (one secret store): every config reads the
     /// value the secret store holds at the end.
     @Test func concurrentSecretWritesThroughTwoStoresConverge() throws {
@@ -682,4 +704,37 @@ final class R34PinAfter: StorableConfig, @unchecked Sendable {
             }
         ]
     }
+}
+
+/// A secret store in memory whose next read, after taking the bytes it returns, runs an action: a write that
+/// finishes while a reader is between reading and noting what it read.
+final class R34SlowReadSecretStore: SecretStore, @unchecked Sendable {
+    private let inner = InMemorySecretStore()
+    private let lock = NSLock()
+    private var action: (() -> Void)?
+    private var actionKey = ""
+
+    func afterNextRead(of key: String, _ action: @escaping () -> Void) {
+        lock.withLock {
+            self.action = action
+            actionKey = key
+        }
+    }
+
+    func stored(forKey key: String) -> Data? { inner.secret(forKey: key) }
+
+    var description: String { "slow-reading secret store" }
+    func secret(forKey key: String) throws -> Data? {
+        let data = inner.secret(forKey: key)
+        let pending: (() -> Void)? = lock.withLock {
+            guard key == actionKey else { return nil }
+            defer { action = nil }
+            return action
+        }
+        pending?()
+        return data
+    }
+    func setSecret(_ data: Data, forKey key: String) throws { inner.setSecret(data, forKey: key) }
+    func addSecret(_ data: Data, forKey key: String) throws -> Bool { inner.addSecret(data, forKey: key) }
+    func removeSecret(forKey key: String) throws { inner.removeSecret(forKey: key) }
 }
