@@ -267,6 +267,24 @@ struct Review34Tests {
         #expect(R34SecretConfig(store: try JSONFileStore(url: url)).token == Self.planted)
     }
 
+    /// Several threads making the first write through their own default stores at once: the `settings.secrets`
+    /// directory is made once, no write fails, and every secret is kept.
+    @Test func firstSecretWritesFromManyThreadsMakeTheDirectoryOnce() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("fresh/settings.json")
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            guard let store = try? JSONFileStore(url: url) else { return }
+            let config = R34SecretConfig(store: store)
+            if index.isMultiple(of: 2) { config.token = "token-\(index)" } else { config.pin = index }
+        }
+        #expect(
+            ReportedErrors.mentioning(directory.url.path).isEmpty, "\(ReportedErrors.mentioning(directory.url.path))")
+        let later = R34SecretConfig(store: try JSONFileStore(url: url))
+        #expect(later.token.hasPrefix("token-"))
+        #expect(later.pin % 2 == 1)
+    }
+
     /// A document exported with its secrets, imported into a config over a JSON file store: the secret lands in
     /// the secret store, never in the file.
     @Test func importingADocumentWithSecretsKeepsThemOutOfTheFile() throws {
