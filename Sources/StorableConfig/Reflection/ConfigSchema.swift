@@ -7,7 +7,8 @@ final class ConfigSchema: Sendable {
     let earlierKeys: [[String]]
     /// Whether some setting has earlier keys.
     let hasEarlierKeys: Bool
-    /// The keys of the settings declared secret, whose values a store may keep in a secret store.
+    /// The keys of the settings declared secret, and their earlier keys (a renamed secret is found where the
+    /// secret store keeps it), whose values a store may keep in a secret store.
     let secretKeys: [String]
     let indexByKey: [String: Int]
     /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
@@ -79,7 +80,7 @@ final class ConfigSchema: Sendable {
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
             className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys,
-            secretKeys: zip(keys, settings).filter { $1.setting.isSecret }.map(\.0),
+            secretKeys: keys.indices.filter { settings[$0].setting.isSecret }.flatMap { [keys[$0]] + earlierKeys[$0] },
             traits: settings.map(\.setting.valueTraits))
         cache.withLock { $0[identifier] = schema }
         return schema

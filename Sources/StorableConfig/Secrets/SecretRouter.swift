@@ -18,12 +18,18 @@ final class SecretRouter: Sendable {
         var known: [String: StoredValue?] = [:]
         /// The keys whose failed reading was reported, until a reading succeeds.
         var reported: Set<String> = []
+        /// Counts the writes begun: a reading begun before a write ended does not replace what the write noted.
+        var writes: UInt64 = 0
+        /// By key, the number of the last write that noted its value.
+        var noted: [String: UInt64] = [:]
+        /// By key, the writes under way.
+        var inFlight: [String: Int] = [:]
+        /// The keys written by writes that overlapped: the secret store may have applied them in either order, so
+        /// the key is read from it again once they end.
+        var overlapped: Set<String> = []
     }
 
     private let state = Locked(State())
-    /// Held while the secret store writes and the value written is noted, so that the values noted are those the
-    /// secret store applied last. Reads never wait for it.
-    private let writing = NSLock()
 
     private init(_ secrets: any SecretStore) {
         self.secrets = secrets
@@ -34,13 +40,15 @@ final class SecretRouter: Sendable {
         weak var router: SecretRouter?
     }
 
-    private static let routers = Locked<[[ObjectIdentifier]: Entry]>([:])
+    private static let routers = Locked<[String: Entry]>([:])
 
     /// The router between `storage` (a store's storage identity) and `secrets`: one per pair in the process, so
     /// that every store over one storage notes the same secret values. Held by the stores; a router no store holds
     /// goes away.
     static func shared(storage: AnyObject, secrets: any SecretStore) -> SecretRouter {
-        let key = [ObjectIdentifier(storage), ObjectIdentifier(secrets)]
+        // Two file stores on one directory are one place: they share a router, and so what it notes.
+        let place = (secrets as? FileSecretPlace)?.directoryPath ?? "\(ObjectIdentifier(secrets))"
+        let key = "\(ObjectIdentifier(storage)) \(place)"
         return routers.withLock { routers in
             if let router = routers[key]?.router { return router }
             let router = SecretRouter(secrets)
@@ -87,10 +95,13 @@ final class SecretRouter: Sendable {
     /// Reads `key` from the secret store and notes it; `nil` when there is nothing, or it cannot be read (then
     /// reported).
     private func read(_ key: String) -> StoredValue? {
+        let begun = state.withLock { $0.writes }
         do {
             let value = try secrets.secret(forKey: key).map(Self.decode)
             state.withLock { state in
-                if state.known[key] == nil { state.known[key] = .some(value) }
+                if state.known[key] == nil, (state.noted[key] ?? 0) <= begun, (state.inFlight[key] ?? 0) == 0 {
+                    state.known[key] = .some(value)
+                }
                 state.reported.remove(key)
             }
             return value
@@ -109,9 +120,12 @@ final class SecretRouter: Sendable {
         var changed: Set<String> = []
         var failure: (any Error)?
         for key in keys.sorted() {
+            let begun = state.withLock { $0.writes }
             do {
                 let value = try secrets.secret(forKey: key).map(Self.decode)
                 state.withLock { state in
+                    // A write that ended while the key was read noted a newer value.
+                    guard (state.noted[key] ?? 0) <= begun, (state.inFlight[key] ?? 0) == 0 else { return }
                     if let known = state.known[key], known == value { return }
                     state.known[key] = .some(value)
                     changed.insert(key)
@@ -127,41 +141,65 @@ final class SecretRouter: Sendable {
     }
 
     /// Writes `value` (`nil`: removes it) to the secret store.
-    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` naming the key.
+    /// - Throws: ``SecretWriteFailure``, a ``StorableConfigError/writeFailed(key:reason:)`` naming the key that no
+    ///   config believes: the setting keeps its last good value, whatever the store keeps of other failed writes.
     func setValue(_ value: StoredValue?, forKey key: String) throws {
         do {
             try write(value, forKey: key)
         } catch {
-            throw StorableConfigError.writeFailed(key: key, reason: Self.reason(error))
+            throw SecretWriteFailure(error: .writeFailed(key: key, reason: Self.reason(error)))
         }
     }
 
-    /// Writes `value` (`nil`: removes it) to the secret store and notes it.
+    /// Writes `value` (`nil`: removes it) to the secret store and notes it. No lock is held while the secret store
+    /// runs. Writes of one key that overlap leave it to be read from the secret store again, which applied them in
+    /// an order no one knows (the hub reads the key again after overlapping writes, and finds it there).
     /// - Throws: What the secret store throws.
     func write(_ value: StoredValue?, forKey key: String) throws {
-        writing.lock()
-        defer { writing.unlock() }
-        if let value {
-            try secrets.setSecret(Self.encode(value), forKey: key)
-        } else {
-            try secrets.removeSecret(forKey: key)
+        let number = state.withLock { state -> UInt64 in
+            state.writes += 1
+            if state.inFlight[key, default: 0] > 0 { state.overlapped.insert(key) }
+            state.inFlight[key, default: 0] += 1
+            return state.writes
         }
-        state.withLock { $0.known[key] = .some(value) }
+        var failure: (any Error)?
+        do {
+            if let value {
+                try secrets.setSecret(Self.encode(value), forKey: key)
+            } else {
+                try secrets.removeSecret(forKey: key)
+            }
+        } catch {
+            failure = error
+        }
+        state.withLock { state in
+            state.inFlight[key, default: 1] -= 1
+            if failure == nil, (state.noted[key] ?? 0) < number {
+                state.noted[key] = number
+                state.known[key] = .some(value)
+            }
+            if state.overlapped.contains(key) {
+                state.known[key] = nil
+                if state.inFlight[key] == 0 { state.overlapped.remove(key) }
+            }
+        }
+        if let failure { throw failure }
     }
 
-    /// Applies to the secret store the changes among `values` and `keysToRemove` whose keys are secret, and
-    /// returns the others, for the store's own storage.
+    /// Writes `values` and removes `keysToRemove`: the secret ones in the secret store, the others with
+    /// `plainWrite`, first.
     func applySecretChanges(
-        _ values: [String: StoredValue], removing keysToRemove: [String]
-    ) throws -> (values: [String: StoredValue], removing: [String]) {
+        _ values: [String: StoredValue], removing keysToRemove: [String],
+        plainWrite: ([String: StoredValue], [String]) throws -> Void
+    ) throws {
         let secretKeys = split(Array(values.keys) + keysToRemove).secret
-        guard !secretKeys.isEmpty else { return (values, keysToRemove) }
-        var plain = values
-        for key in secretKeys.sorted() {
-            if let value = plain.removeValue(forKey: key) { try setValue(value, forKey: key) }
-        }
-        for key in keysToRemove where secretKeys.contains(key) { try setValue(nil, forKey: key) }
-        return (plain, keysToRemove.filter { !secretKeys.contains($0) })
+        guard !secretKeys.isEmpty else { return try plainWrite(values, keysToRemove) }
+        let plain = values.filter { !secretKeys.contains($0.key) }
+        let plainRemovals = keysToRemove.filter { !secretKeys.contains($0) }
+        // The plain values first: when a secret then fails, the hub reads every key of the call again, and finds
+        // the plain ones written and the secret ones as they were.
+        if !plain.isEmpty || !plainRemovals.isEmpty { try plainWrite(plain, plainRemovals) }
+        for key in secretKeys.sorted() { try setValue(values[key], forKey: key) }
     }
 
     /// `updateValues(forKeys:_:)` for a store with secrets: runs `transform` over the plain values that
@@ -183,7 +221,13 @@ final class SecretRouter: Sendable {
             plain = all.filter { !secretKeys.contains($0.key) }
             after = all.filter { secretKeys.contains($0.key) }
         }
-        let plainResult = try withoutActuallyEscaping(transformAll) { try plainUpdate(plainKeys, $0) }
+        var plainResult: [String: StoredValue] = [:]
+        if plainKeys.isEmpty {
+            // No plain key: the store's own update may not run the transform at all.
+            try transformAll(&plainResult)
+        } else {
+            plainResult = try withoutActuallyEscaping(transformAll) { try plainUpdate(plainKeys, $0) }
+        }
         for key in secretKeys where after[key] != before[key] { try setValue(after[key], forKey: key) }
         return plainResult.merging(after) { current, _ in current }
     }
@@ -206,6 +250,18 @@ final class SecretRouter: Sendable {
     }
 }
 
+/// A failed write to a secret store: reported as `error`, and believed by no config, so that the setting keeps its
+/// last good value.
+struct SecretWriteFailure: Error, CustomStringConvertible {
+    let error: StorableConfigError
+    var description: String { error.description }
+}
+
+/// A secret store that keeps its secrets in a directory, which names the place for every store object on it.
+protocol FileSecretPlace {
+    var directoryPath: String { get }
+}
+
 /// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:
 /// ``UserDefaultsStore`` and ``JSONFileStore``. A store that wraps one of them passes the call on, so that the
 /// secrets of the configs created over it stay apart too.
@@ -223,8 +279,10 @@ extension StorableConfig {
     /// plain form there: in the initializer, before the values are read.
     func keepSecretsApart() {
         guard !schema.secretKeys.isEmpty, let store = store as? any SecretKeepingStore else { return }
-        for problem in store.keepSecrets(forKeys: schema.secretKeys.map(context.hub.storeKey)) {
-            StorableConfig.report(problem)
-        }
+        // The keys as they are (an earlier key is read where it is, though the hub sends writes of it to the
+        // current key), and where the hub sends them.
+        var keys = schema.secretKeys
+        for key in schema.secretKeys.map(context.hub.storeKey) where !keys.contains(key) { keys.append(key) }
+        for problem in store.keepSecrets(forKeys: keys) { StorableConfig.report(problem) }
     }
 }

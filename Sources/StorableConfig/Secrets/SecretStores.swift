@@ -32,6 +32,14 @@ public enum SecretStores {
     }
 }
 
+extension FileSecretStore: FileSecretPlace {
+    var directoryPath: String { directory.standardizedFileURL.resolvingSymlinksInPath().path }
+}
+
+extension DeferredFileSecretStore: FileSecretPlace {
+    var directoryPath: String { directory.standardizedFileURL.resolvingSymlinksInPath().path }
+}
+
 /// A ``FileSecretStore`` opened at its first use, so that a store whose configs declare no secret makes no
 /// directory: reading from a directory that is not there finds nothing, and the first write makes it (and the
 /// directories above it, as the settings file's own first write does). One that could not be opened is opened

@@ -301,10 +301,11 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        var (values, keysToRemove) = (values, keysToRemove)
-        if let secretRouter {
-            (values, keysToRemove) = try secretRouter.applySecretChanges(values, removing: keysToRemove)
-        }
+        guard let secretRouter else { return try setPlainValues(values, removing: keysToRemove) }
+        try secretRouter.applySecretChanges(values, removing: keysToRemove, plainWrite: setPlainValues)
+    }
+
+    private func setPlainValues(_ values: [String: StoredValue], removing keysToRemove: [String]) throws {
         // Checked before anything is written, so that a refused value leaves the others unwritten too.
         if valueSizeLimit != nil {
             for key in values.keys.sorted() { try checkSize(of: values[key]!, forKey: key) }
@@ -443,29 +444,33 @@ extension UserDefaultsStore: SecretKeepingStore {
     /// `defaults`; an older one, run after it, may), so it replaces what the secret store holds.
     public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
         guard let secretRouter else { return [] }
-        let keys = secretRouter.notSecret(keys)
-        guard !keys.isEmpty else { return [] }
+        let newKeys = Set(secretRouter.notSecret(keys))
+        // New keys, and secret ones that an older version wrote in plain form since they were moved.
         let plain = storedValues(forKeys: keys)
         var problems: [StorableConfigError] = []
         var moved: [String] = []
         for key in keys.sorted() {
-            if let value = plain[key] {
+            var value = plain[key]
+            // A value rewritten while it was moved is moved too (a few times at most: the writer goes on).
+            for _ in 0..<3 {
+                guard let current = value else { break }
                 do {
-                    try secretRouter.write(value, forKey: key)
+                    try secretRouter.write(current, forKey: key)
                 } catch {
                     problems.append(
                         .secretNotMoved(
                             key: key, store: secretRouter.secrets.description, reason: SecretRouter.reason(error)))
-                    continue
+                    break
                 }
-                // Removed only if it is still the value moved.
-                if storedValues(forKeys: [key])[key] == value {
-                    known.withLock { $0[key] = nil }
+                value = storedValues(forKeys: [key])[key]
+                if value == current {
+                    known.withLock { _ = $0.removeValue(forKey: key) }
                     defaults.removeObject(forKey: key)
                     moved.append(key)
+                    value = nil
                 }
             }
-            secretRouter.add([key])
+            if newKeys.contains(key), value == nil { secretRouter.add([key]) }
         }
         if let key = moved.first {
             do {
@@ -474,6 +479,8 @@ extension UserDefaultsStore: SecretKeepingStore {
                 problems.append(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
             }
         }
+        let movedSecret = Set(moved.filter { !newKeys.contains($0) })
+        if !movedSecret.isEmpty { storageDidChange(forKeys: movedSecret) }
         return problems
     }
 }

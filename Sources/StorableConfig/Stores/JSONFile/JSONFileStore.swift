@@ -160,14 +160,13 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the
     ///   changes are then kept in memory and written with the next write that succeeds).
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        var (values, keysToRemove) = (values, keysToRemove)
-        if let secretRouter {
-            (values, keysToRemove) = try secretRouter.applySecretChanges(values, removing: keysToRemove)
-            if values.isEmpty, keysToRemove.isEmpty { return }
+        func write(_ values: [String: StoredValue], _ keysToRemove: [String]) throws {
+            var changes = values.mapValues(Optional.some)
+            for key in keysToRemove { changes[key] = .some(nil) }
+            try file.apply(changes)
         }
-        var changes = values.mapValues(Optional.some)
-        for key in keysToRemove { changes[key] = .some(nil) }
-        try file.apply(changes)
+        guard let secretRouter else { return try write(values, keysToRemove) }
+        try secretRouter.applySecretChanges(values, removing: keysToRemove, plainWrite: write)
     }
 
     /// Replaces the values of `keys` by `transform` of their values in the file as it is now, as one write
@@ -235,19 +234,20 @@ extension JSONFileStore: SecretKeepingStore {
     /// older one, run after it, may), so it replaces what the secret store holds.
     public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
         guard let secretRouter else { return [] }
-        let keys = secretRouter.notSecret(keys)
-        guard !keys.isEmpty else { return [] }
-        // The file as last read holds none of them: nothing to move, and the file is left as it is. (One that
-        // another process wrote since is moved by the next config made after it is read.)
-        if file.values(forKeys: keys).isEmpty {
-            secretRouter.add(keys)
+        let newKeys = secretRouter.notSecret(keys)
+        // The keys the file, as last read, holds in plain form: new ones, or secret ones that an older version
+        // wrote since they were moved. Those it holds none of are left alone, and the file is not rewritten.
+        let holding = Set(file.values(forKeys: keys).keys)
+        let moving = keys.filter(holding.contains)
+        guard !moving.isEmpty else {
+            secretRouter.add(newKeys)
             return []
         }
         var failures: [String: StorableConfigError] = [:]
         do {
-            _ = try file.updateValues(forKeys: keys) { values in
+            _ = try file.updateValues(forKeys: moving) { values in
                 failures = [:]
-                for key in keys.sorted() {
+                for key in moving.sorted() {
                     guard let plain = values[key] else { continue }
                     // Under the file's lock, so that no other process moves it at once; the secret store is not
                     // a store that configs call, and takes no lock of the library's.
@@ -262,9 +262,13 @@ extension JSONFileStore: SecretKeepingStore {
             }
         } catch {
             // The file was not written: the values moved are in both places, and are moved again next time.
+            secretRouter.add(newKeys.filter { !holding.contains($0) })
             return [error as? StorableConfigError ?? .fileUnusable(path: url.path, reason: "\(error)")]
         }
-        secretRouter.add(keys.filter { failures[$0] == nil })
+        secretRouter.add(newKeys.filter { failures[$0] == nil })
+        // The configs alive read what was moved for keys that were secret already.
+        let moved = Set(moving.filter { failures[$0] == nil && !newKeys.contains($0) })
+        if !moved.isEmpty { storageDidChange(forKeys: moved) }
         return failures.keys.sorted().compactMap { failures[$0] }
     }
 }
