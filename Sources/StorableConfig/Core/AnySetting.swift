@@ -89,6 +89,8 @@ extension AnySetting {
 extension AnySetting {
     /// `false`: one value.
     public var holdsRecords: Bool { false }
+    /// `nil`: nothing said.
+    public var settingDescription: String? { nil }
     /// ``layer``, as text.
     public var origin: String { layer == .stored ? "the store" : layer.description }
     /// ``isSecret``.

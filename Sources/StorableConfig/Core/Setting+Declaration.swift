@@ -20,7 +20,7 @@ extension Setting {
     /// @Setting(previousKeys: ["com.old.app.Settings.firstRun"]) var isFirstLaunch = true
     /// @Setting(validate: { $0.isEmpty ? "a name is needed" : nil }) var userName = "guest"
     /// @Setting(secret: true) var apiToken = ""
-    /// @Setting(description: "The server that the app signs in to.") var serverURL = URL(string: "https://example.com")!
+    /// @Setting(description: "The server the app signs in to.") var serverURL = URL(string: "https://example.com")!
     /// ```
     ///
     /// - Parameters:

@@ -49,7 +49,8 @@ public struct AppConfigSpecification: Sendable, Hashable {
     ///     their declarations (a config over an ``InMemoryStore`` does).
     ///   - bundleIdentifier: The app's bundle identifier, which the console matches the file to
     ///     (`com.example.app`).
-    ///   - version: The file's version, which grows with each change to the settings it lists.
+    ///   - version: The file's version, a whole number from 1, which grows with each change to the settings it
+    ///     lists.
     ///   - locale: The language that labels and descriptions are written in, as `presentation`'s
     ///     `defaultLocale` and each `language`'s `value` give it.
     public init(of configs: [StorableConfig], bundleIdentifier: String, version: Int = 1, locale: String = "en-US") {
