@@ -102,18 +102,18 @@ struct AppConfigSpecificationTests {
         let specification = AppConfigSpecification(
             of: [HostileConfig(store: InMemoryStore())], bundleIdentifier: "com.example.hostile")
         let read = try #require(SpecificationReader.read(specification.xmlText), "\(specification.xmlText)")
-        let keyName = "Hostile \"&'<>]]> Config.motto"
+        let keyName = "Hostile \"&'<>]]> --Config-.motto"
         #expect(read.keys[keyName]?.defaults == [HostileConfig.motto])
         // Control characters that XML cannot carry become U+FFFD in text a person reads.
         let description = HostileConfig.description.replacingOccurrences(of: "\u{1}", with: "\u{FFFD}")
             .replacingOccurrences(of: "\u{7}", with: "\u{FFFD}")
         #expect(read.fields[keyName]?.description == description)
         // A default that holds one is left out of its key, and said so, rather than changed.
-        let bell = "Hostile \"&'<>]]> Config.bell"
+        let bell = "Hostile \"&'<>]]> --Config-.bell"
         #expect(read.keys[bell] == SpecificationReader.Key(element: "string"))
-        #expect(read.comments.contains { $0.contains("has no default here: it holds a control character") })
-        #expect(read.fields["Hostile \"&'<>]]> Config.choice"]?.options == HostileChoice.labels)
-        #expect(read.keys["Hostile \"&'<>]]> Config.choice"]?.defaults == [HostileChoice.first.rawValue])
+        #expect(read.comments.contains { $0.contains("- -Config-.bell has no default here: it holds a control") })
+        #expect(read.fields["Hostile \"&'<>]]> --Config-.choice"]?.options == HostileChoice.labels)
+        #expect(read.keys["Hostile \"&'<>]]> --Config-.choice"]?.defaults == [HostileChoice.first.rawValue])
     }
 
     @Test func theJSONSchemaDescribesEachSettingAsDeclared() throws {
@@ -204,7 +204,8 @@ enum HostileChoice: String, Codable, Sendable, CaseIterable {
 final class HostileConfig: StorableConfig {
     static let motto = "<tag attr=\"x\">&amp; ]]> 'quoted' \r\n\ttab 👩‍👩‍👧 \u{200F}עברית\u{200F} \u{202E}reversed"
     static let description = "Say <b>&</b> ]]> \"this\" & 'that'\u{1}\u{7} 🎉 \u{200F}מימין\u{200F}\r\nnext line"
-    override class var configName: String { "Hostile \"&'<>]]> Config" }
+    // `--` and a final `-`, which a comment may not hold, reach the comment about `bell`'s default.
+    override class var configName: String { "Hostile \"&'<>]]> --Config-" }
     @Setting(description: HostileConfig.description) var motto = HostileConfig.motto
     @Setting var bell = "ding\u{7}"
     @Setting var choice = HostileChoice.first
