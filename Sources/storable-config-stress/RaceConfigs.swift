@@ -21,3 +21,10 @@ final class RaceConfig: StorableConfig, @unchecked Sendable {
         ]
     }
 }
+
+/// A config whose secret setting a settings file may hold in plain form, from before secret stores: the processes
+/// that create it at once move the value to the secret store once.
+final class SecretRaceConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "stress" }
+    @Setting(secret: true) var token = ""
+}

@@ -1,5 +1,5 @@
 // Drivers that prove JSONFileStore's guarantees with real processes: a writer killed with SIGKILL at random
-// moments, and several processes writing one file at once. The tests run the child commands; people run
+// moments, and several processes writing one file at once (and FileSecretStore's: write-secret, add-secret). The tests run the child commands; people run
 // the driver commands for figures:
 //
 //   swift run -c release storable-config-stress crash --kills 200
@@ -38,10 +38,15 @@ let usage = """
       write-keys <file|suite:NAME> <prefix> <count>
                                            write keys "<prefix>.<i>" = i for i in 1...count
       set <file|suite:NAME> <key> <value>  write one key (JSON if the value is JSON, else a string)
+      open-secret-config <file|suite:NAME> <go-file>
+                                           once <go-file> exists, create a config with a secret setting and
+                                           print "token <value>"
       upsert-records <file> <prefix> <count>
                                            upsert records "<prefix>.<i>" into one collection
       open-race-config <file> <go-file>    open the file, wait until <go-file> exists, then open RaceConfig
                                            (a move and a migration) over it, and print whether this process migrated
+      write-secret <directory> <key>       write a ~64 KB secret to a FileSecretStore forever, printing "ack N"
+      add-secret <directory> <key> <value> add a secret if the key holds none; print "added" or "present"
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -294,6 +299,18 @@ case "open-race-config":
     let config = RaceConfig(store: raceStore)
     let migratedHere = config.migratedBy == ProcessInfo.processInfo.processIdentifier
     output("\(migratedHere ? "migrated" : "found migrated") \(config.fadeDuration) \(config.volume)")
+case "open-secret-config":
+    // open-secret-config <file> <go-file>: once <go-file> exists, create a config whose secret setting the file
+    // may hold in plain form (moved to the secret store beside the file), and print its value.
+    guard arguments.count == 3 else { fail(usage) }
+    let secretStore = store(for: arguments[1])
+    while !FileManager.default.fileExists(atPath: arguments[2]) { usleep(200) }
+    let config = SecretRaceConfig(store: secretStore)
+    output("token \(config.token)")
+case "write-secret":
+    runWriteSecret(arguments)
+case "add-secret":
+    runAddSecret(arguments)
 case "crash":
     runCrash(arguments)
 case "multiprocess":

@@ -62,6 +62,7 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         // library, say) writes where the moved value now is; that config reads it after the move.
         let aliasesAdded = context.hub.addAliases(of: schema)
         context.hub.reportAliases(of: schema)
+        keepSecretsApart()
         moveValuesFromEarlierKeys()
         if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys.map(context.hub.storeKey))) }
         runMigrations()

@@ -93,6 +93,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// The secret store `store` cannot be used now, for `reason` (a device before its first unlock, a missing
     /// directory, one that others may read): the secret settings it keeps keep their last good values.
     case secretStoreUnavailable(store: String, reason: String)
+    /// The value stored in plain form for the secret setting `key` could not be moved to the secret store `store`,
+    /// for `reason`: it stays where it is, and the setting reads and writes it there, until a config created
+    /// later over the store moves it.
+    case secretNotMoved(key: String, store: String, reason: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -107,7 +111,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .migrationFailed(_, _, let key, _): key
         case .earlierKeyInUse(_, let key, _, _): key
         case .revisionCompacted(let key, _), .noValueAtRevision(let key, _), .changedSinceRevision(let key, _, _): key
-        case .notSynced(let key, _): key
+        case .notSynced(let key, _), .secretNotMoved(let key, _, _): key
         default: nil
         }
     }
@@ -150,6 +154,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
                 + "(reset the setting to read the file's value)."
         case .notSynced(let key, let reason):
             "'\(key)' is not synced with other devices: \(Self.clause(reason))."
+        case .secretNotMoved(let key, let store, let reason):
+            "The value of the secret setting '\(key)' could not be moved to the secret store \(store) "
+                + "(\(Self.clause(reason))); it stays where it was stored, and is read and written there until a config "
+                + "created later moves it."
         case .secretStoreUnavailable(let store, let reason):
             "The secret store \(store) cannot be used (\(Self.clause(reason))); the secret settings it keeps keep "
                 + "their last good values."

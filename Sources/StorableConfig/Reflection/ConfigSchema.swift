@@ -7,6 +7,8 @@ final class ConfigSchema: Sendable {
     let earlierKeys: [[String]]
     /// Whether some setting has earlier keys.
     let hasEarlierKeys: Bool
+    /// The keys of the settings declared secret, whose values a store may keep in a secret store.
+    let secretKeys: [String]
     let indexByKey: [String: Int]
     /// Shared by every class with as many settings or more (see ``ObservedSetting/keyPaths(count:)``).
     // Key paths are immutable; the standard library does not declare them Sendable.
@@ -14,15 +16,18 @@ final class ConfigSchema: Sendable {
     /// For each setting, its value type's traits, as its first instance found them.
     let traits: [SchemaTraits?]
 
-    static let empty = ConfigSchema(className: "", names: [], keys: [], earlierKeys: [], traits: [])
+    static let empty = ConfigSchema(
+        className: "", names: [], keys: [], earlierKeys: [], secretKeys: [], traits: [])
 
     private init(
-        className: String, names: [String], keys: [String], earlierKeys: [[String]], traits: [SchemaTraits?]
+        className: String, names: [String], keys: [String], earlierKeys: [[String]], secretKeys: [String],
+        traits: [SchemaTraits?]
     ) {
         self.className = className
         self.names = names
         self.keys = keys
         self.earlierKeys = earlierKeys
+        self.secretKeys = secretKeys
         self.traits = traits
         hasEarlierKeys = earlierKeys.contains { !$0.isEmpty }
         // Sized once: growing a dictionary to 100 entries rehashes it eight times.
@@ -74,6 +79,7 @@ final class ConfigSchema: Sendable {
         try checkEarlierKeys(earlierKeys, of: settings, against: declarerByKey, className: className)
         let schema = ConfigSchema(
             className: className, names: settings.map(\.name), keys: keys, earlierKeys: earlierKeys,
+            secretKeys: zip(keys, settings).filter { $1.setting.isSecret }.map(\.0),
             traits: settings.map(\.setting.valueTraits))
         cache.withLock { $0[identifier] = schema }
         return schema

@@ -45,6 +45,12 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     public let saving: Saving
     /// The largest value written, in bytes of its property-list form (`estimatedSize(of:)`), or `nil`.
     let valueSizeLimit: Int?
+    /// Where the values of secret settings go instead of `defaults`; `nil` when `defaults` keeps them.
+    let secretRouter: SecretRouter?
+
+    /// The store that keeps the values of secret settings (`@Setting(secret: true)`) instead of `defaults`, or
+    /// `nil` when `defaults` keeps them like any value: see ``init(_:saving:secrets:)``.
+    public var secrets: (any SecretStore)? { secretRouter?.secrets }
 
     /// The name of the persistent domain that `defaults` writes, when known: that of `.standard` or of a
     /// suite opened with ``init(suiteName:saving:)``.
@@ -61,16 +67,28 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         private var suiteNotice: SuiteChangeNotice?
     #endif
 
-    /// Creates a store over `defaults` that saves writes as `saving` says.
+    /// Creates a store over `defaults` that saves writes as `saving` says; secret settings are kept in the
+    /// platform's secret store (``SecretStores/forDefaults(_:)``).
     public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
-        self.init(defaults, saving: saving, valueSizeLimit: Self.platformValueSizeLimit)
+        self.init(defaults, saving: saving, secrets: SecretStores.forDefaults(defaults))
+    }
+
+    /// Creates a store over `defaults` that saves writes as `saving` says and keeps the values of secret settings
+    /// in `secrets` (`nil`: in `defaults`, like any value, as versions before 0.9 did).
+    ///
+    /// A value that `defaults` holds for a secret setting is moved to `secrets` when the first config that
+    /// declares the setting is created over the store, and removed from `defaults`. Docs/Secrets.md has the
+    /// details.
+    public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced, secrets: (any SecretStore)?) {
+        self.init(defaults, saving: saving, valueSizeLimit: Self.platformValueSizeLimit, secrets: secrets)
     }
 
     /// Creates a store that refuses values over `valueSizeLimit` bytes: the platform's limit, or a test's.
-    init(_ defaults: UserDefaults, saving: Saving, valueSizeLimit: Int?) {
+    init(_ defaults: UserDefaults, saving: Saving, valueSizeLimit: Int?, secrets: (any SecretStore)? = nil) {
         self.defaults = defaults
         self.saving = saving
         self.valueSizeLimit = valueSizeLimit
+        secretRouter = secrets.map { SecretRouter.shared(storage: defaults, secrets: $0) }
         if defaults === UserDefaults.standard {
             #if canImport(Darwin)
                 // A command-line tool has no bundle identifier: `UserDefaults.standard` then writes the domain
@@ -143,6 +161,13 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         self.init(defaults, saving: saving)
     }
 
+    /// Creates a store over the defaults suite named `suiteName`, as ``init(suiteName:saving:)`` does, keeping
+    /// the values of secret settings in `secrets` (`nil`: in the suite, like any value).
+    public convenience init?(suiteName: String, saving: Saving = .coalesced, secrets: (any SecretStore)?) {
+        guard let store = UserDefaultsStore(suiteName: suiteName, saving: saving) else { return nil }
+        self.init(store.defaults, saving: saving, secrets: secrets)
+    }
+
     /// Why Apple's `UserDefaults(suiteName:)` refuses `name`, if it does: its documentation names the global
     /// domain and the app's own bundle identifier.
     static func refusal(ofSuiteName name: String) -> String? {
@@ -211,11 +236,14 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
 
     /// Returns the values stored for `keys`, as ``value(forKey:)`` reads them.
     public func values(forKeys keys: [String]) -> [String: StoredValue] {
-        let result = storedValues(forKeys: keys)
+        let (plain, secret) = secretRouter?.split(keys) ?? (keys, [])
+        let result = storedValues(forKeys: plain)
+        // Only the keys `defaults` keeps are compared after a `didChangeNotification`.
         known.withLock { known in
-            for key in keys { known[key] = .some(result[key]) }
+            for key in plain { known[key] = .some(result[key]) }
         }
-        return result
+        guard let secretRouter, !secret.isEmpty else { return result }
+        return result.merging(secretRouter.values(forKeys: secret)) { current, _ in current }
     }
 
     /// The values stored for `keys`, as ``value(forKey:)`` reads them, without noting them as known.
@@ -239,6 +267,9 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// Stores `value` for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the value could not be saved.
     public func setValue(_ value: StoredValue, forKey key: String) throws {
+        if let secretRouter, secretRouter.split([key]).secret.count == 1 {
+            return try secretRouter.setValue(value, forKey: key)
+        }
         try checkSize(of: value, forKey: key)
         let stored = Self.propertyListValue(from: value)
         // Noted first: UserDefaults posts didChangeNotification from inside `set`, and this write is no news.
@@ -250,6 +281,9 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// Removes the value stored for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the removal could not be saved.
     public func removeValue(forKey key: String) throws {
+        if let secretRouter, secretRouter.split([key]).secret.count == 1 {
+            return try secretRouter.setValue(nil, forKey: key)
+        }
         known.withLock { $0[key] = .some(nil) }
         defaults.removeObject(forKey: key)
         try persist(key: key)
@@ -261,6 +295,10 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        var (values, keysToRemove) = (values, keysToRemove)
+        if let secretRouter {
+            (values, keysToRemove) = try secretRouter.applySecretChanges(values, removing: keysToRemove)
+        }
         // Checked before anything is written, so that a refused value leaves the others unwritten too.
         if valueSizeLimit != nil {
             for key in values.keys.sorted() { try checkSize(of: values[key]!, forKey: key) }
@@ -276,9 +314,18 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     }
 
     /// Saves what was written and re-reads the defaults database, so that other processes' writes become
-    /// visible.
+    /// visible, and reads the secret settings' values from the secret store again: one that cannot be read is
+    /// reported as ``StorableConfigError/reloadFailed(store:reason:)`` and keeps its value.
     public func reload() {
         defaults.synchronize()
+        guard let secretRouter else { return }
+        do {
+            let changed = try secretRouter.reload()
+            if !changed.isEmpty { storageDidChange(forKeys: changed) }
+        } catch {
+            StorableConfig.report(
+                error as? StorableConfigError ?? .reloadFailed(store: description, reason: "\(error)"))
+        }
     }
 
     /// The `UserDefaults` object: stores over the same object share changes at once.
@@ -381,6 +428,47 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         for (defaults, lastKey) in pending where !defaults.synchronize() {
             StorableConfig.report(saveFailure(key: lastKey))
         }
+    }
+}
+
+extension UserDefaultsStore: SecretKeepingStore {
+    /// Moves the values `defaults` holds for `keys` to the secret store and removes them from `defaults`. A
+    /// value `defaults` holds is always newer than the secret store's (this version never writes a secret to
+    /// `defaults`; an older one, run after it, may), so it replaces what the secret store holds.
+    public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
+        guard let secretRouter else { return [] }
+        let keys = secretRouter.notSecret(keys)
+        guard !keys.isEmpty else { return [] }
+        let plain = storedValues(forKeys: keys)
+        var problems: [StorableConfigError] = []
+        var moved: [String] = []
+        for key in keys.sorted() {
+            if let value = plain[key] {
+                do {
+                    try secretRouter.write(value, forKey: key)
+                } catch {
+                    problems.append(
+                        .secretNotMoved(
+                            key: key, store: secretRouter.secrets.description, reason: SecretRouter.reason(error)))
+                    continue
+                }
+                // Removed only if it is still the value moved.
+                if storedValues(forKeys: [key])[key] == value {
+                    known.withLock { $0[key] = nil }
+                    defaults.removeObject(forKey: key)
+                    moved.append(key)
+                }
+            }
+            secretRouter.add([key])
+        }
+        if let key = moved.first {
+            do {
+                try persist(key: key)
+            } catch {
+                problems.append(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
+            }
+        }
+        return problems
     }
 }
 

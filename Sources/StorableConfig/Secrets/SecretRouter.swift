@@ -1,0 +1,230 @@
+import Foundation
+
+/// The keys of one store's secret settings, and the secret store that keeps their values: ``UserDefaultsStore``
+/// and ``JSONFileStore`` send every call for such a key here instead of to their own storage, so that their
+/// `UserDefaults` or their file never hold a secret.
+///
+/// A key becomes secret when a config whose setting is declared secret is created over the store
+/// (``SecretKeepingStore/keepSecrets(forKeys:)``), before the config reads its values, and stays secret for the
+/// store's life.
+final class SecretRouter: Sendable {
+    let secrets: any SecretStore
+
+    private struct State {
+        /// The secret keys.
+        var keys: Set<String> = []
+        /// What the secret store held for each secret key when last read or written (`.some(nil)`: nothing). A
+        /// key missing here is read on its next read: the secret store could not be read for it yet.
+        var known: [String: StoredValue?] = [:]
+        /// The keys whose failed reading was reported, until a reading succeeds.
+        var reported: Set<String> = []
+    }
+
+    private let state = Locked(State())
+    /// Held while the secret store writes and the value written is noted, so that the values noted are those the
+    /// secret store applied last. Reads never wait for it.
+    private let writing = NSLock()
+
+    private init(_ secrets: any SecretStore) {
+        self.secrets = secrets
+    }
+
+    /// A router held weakly, by the storage and the secret store it joins.
+    private struct Entry {
+        weak var router: SecretRouter?
+    }
+
+    private static let routers = Locked<[[ObjectIdentifier]: Entry]>([:])
+
+    /// The router between `storage` (a store's storage identity) and `secrets`: one per pair in the process, so
+    /// that every store over one storage notes the same secret values. Held by the stores; a router no store holds
+    /// goes away.
+    static func shared(storage: AnyObject, secrets: any SecretStore) -> SecretRouter {
+        let key = [ObjectIdentifier(storage), ObjectIdentifier(secrets)]
+        return routers.withLock { routers in
+            if let router = routers[key]?.router { return router }
+            let router = SecretRouter(secrets)
+            routers = routers.filter { $0.value.router != nil }
+            routers[key] = Entry(router: router)
+            return router
+        }
+    }
+
+    /// Those of `keys` that are not secret yet.
+    func notSecret(_ keys: [String]) -> [String] {
+        state.withLock { state in keys.filter { !state.keys.contains($0) } }
+    }
+
+    /// Makes `keys` secret: every later call for them goes to the secret store.
+    func add(_ keys: [String]) {
+        state.withLock { state in state.keys.formUnion(keys) }
+    }
+
+    /// `keys` split into those the store keeps itself and the secret ones.
+    func split(_ keys: [String]) -> (plain: [String], secret: [String]) {
+        let secret = state.withLock { state in keys.filter(state.keys.contains) }
+        guard !secret.isEmpty else { return (keys, []) }
+        return (keys.filter { !secret.contains($0) }, secret)
+    }
+
+    /// The secret values of `keys` (all secret), as last read or written; a key not read yet is read now, and a
+    /// failure to read it is reported (once, until a reading succeeds) and reads as no value.
+    func values(forKeys keys: [String]) -> [String: StoredValue] {
+        var result: [String: StoredValue] = [:]
+        let missing = state.withLock { state in
+            keys.filter { key in
+                guard let known = state.known[key] else { return true }
+                if let known { result[key] = known }
+                return false
+            }
+        }
+        for key in missing {
+            if let value = read(key) { result[key] = value }
+        }
+        return result
+    }
+
+    /// Reads `key` from the secret store and notes it; `nil` when there is nothing, or it cannot be read (then
+    /// reported).
+    private func read(_ key: String) -> StoredValue? {
+        do {
+            let value = try secrets.secret(forKey: key).map(Self.decode)
+            state.withLock { state in
+                if state.known[key] == nil { state.known[key] = .some(value) }
+                state.reported.remove(key)
+            }
+            return value
+        } catch {
+            let first = state.withLock { $0.reported.insert(key).inserted }
+            if first { StorableConfig.report(.readFailed(key: key, reason: Self.reason(error))) }
+            return nil
+        }
+    }
+
+    /// Reads every secret key again; returns those whose values changed.
+    /// - Throws: ``StorableConfigError/reloadFailed(store:reason:)`` when one cannot be read: the others are read
+    ///   all the same, and that one keeps its value.
+    func reload() throws -> Set<String> {
+        let keys = state.withLock { Array($0.keys) }
+        var changed: Set<String> = []
+        var failure: (any Error)?
+        for key in keys.sorted() {
+            do {
+                let value = try secrets.secret(forKey: key).map(Self.decode)
+                state.withLock { state in
+                    if let known = state.known[key], known == value { return }
+                    state.known[key] = .some(value)
+                    changed.insert(key)
+                }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure {
+            throw StorableConfigError.reloadFailed(store: secrets.description, reason: Self.reason(failure))
+        }
+        return changed
+    }
+
+    /// Writes `value` (`nil`: removes it) to the secret store.
+    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` naming the key.
+    func setValue(_ value: StoredValue?, forKey key: String) throws {
+        do {
+            try write(value, forKey: key)
+        } catch {
+            throw StorableConfigError.writeFailed(key: key, reason: Self.reason(error))
+        }
+    }
+
+    /// Writes `value` (`nil`: removes it) to the secret store and notes it.
+    /// - Throws: What the secret store throws.
+    func write(_ value: StoredValue?, forKey key: String) throws {
+        writing.lock()
+        defer { writing.unlock() }
+        if let value {
+            try secrets.setSecret(Self.encode(value), forKey: key)
+        } else {
+            try secrets.removeSecret(forKey: key)
+        }
+        state.withLock { $0.known[key] = .some(value) }
+    }
+
+    /// Applies to the secret store the changes among `values` and `keysToRemove` whose keys are secret, and
+    /// returns the others, for the store's own storage.
+    func applySecretChanges(
+        _ values: [String: StoredValue], removing keysToRemove: [String]
+    ) throws -> (values: [String: StoredValue], removing: [String]) {
+        let secretKeys = split(Array(values.keys) + keysToRemove).secret
+        guard !secretKeys.isEmpty else { return (values, keysToRemove) }
+        var plain = values
+        for key in secretKeys.sorted() {
+            if let value = plain.removeValue(forKey: key) { try setValue(value, forKey: key) }
+        }
+        for key in keysToRemove where secretKeys.contains(key) { try setValue(nil, forKey: key) }
+        return (plain, keysToRemove.filter { !secretKeys.contains($0) })
+    }
+
+    /// `updateValues(forKeys:_:)` for a store with secrets: runs `transform` over the plain values that
+    /// `plainUpdate` passes in and the secret values, and writes back to the secret store the secret values it
+    /// changed. The plain part is as atomic as the store makes it; the secret part is not.
+    func update(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void,
+        plainUpdate: ([String], (inout [String: StoredValue]) throws -> Void) throws -> [String: StoredValue]
+    ) throws -> [String: StoredValue] {
+        let (plainKeys, secretKeys) = split(keys)
+        guard !secretKeys.isEmpty else {
+            return try withoutActuallyEscaping(transform) { try plainUpdate(keys, $0) }
+        }
+        let before = values(forKeys: secretKeys)
+        var after = before
+        func transformAll(_ plain: inout [String: StoredValue]) throws {
+            var all = plain.merging(before) { current, _ in current }
+            try transform(&all)
+            plain = all.filter { !secretKeys.contains($0.key) }
+            after = all.filter { secretKeys.contains($0.key) }
+        }
+        let plainResult = try withoutActuallyEscaping(transformAll) { try plainUpdate(plainKeys, $0) }
+        for key in secretKeys where after[key] != before[key] { try setValue(after[key], forKey: key) }
+        return plainResult.merging(after) { current, _ in current }
+    }
+
+    /// A value as the secret store keeps it: its compact JSON text.
+    static func encode(_ value: StoredValue) -> Data {
+        Data(JSONText.string(from: value, pretty: false).utf8)
+    }
+
+    /// Bytes from the secret store as a value: JSON text as the value it spells, other text (a secret put there
+    /// by hand) as a string, and bytes that are not UTF-8 as data.
+    static func decode(_ data: Data) -> StoredValue {
+        if let value = try? JSONText.parse(data) { return value }
+        if let text = String(data: data, encoding: .utf8) { return .string(text) }
+        return .data(data)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        StorableConfigError.clause((error as? StorableConfigError)?.description ?? "\(error)")
+    }
+}
+
+/// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:
+/// ``UserDefaultsStore`` and ``JSONFileStore``. A store that wraps one of them passes the call on, so that the
+/// secrets of the configs created over it stay apart too.
+public protocol SecretKeepingStore: ConfigStore {
+    /// Sends every later call for `keys` to the secret store, after moving the values stored for them in plain
+    /// form there (once: a value moved by another process, or by an earlier config, is not moved again).
+    /// Returns the problems to report: a value that cannot be moved (the secret store cannot be used now) stays
+    /// where it is, its key is not sent to the secret store, and the next config created over the store tries
+    /// again.
+    func keepSecrets(forKeys keys: [String]) -> [StorableConfigError]
+}
+
+extension StorableConfig {
+    /// Has the store keep the values of the config's secret settings in its secret store, moving those stored in
+    /// plain form there: in the initializer, before the values are read.
+    func keepSecretsApart() {
+        guard !schema.secretKeys.isEmpty, let store = store as? any SecretKeepingStore else { return }
+        for problem in store.keepSecrets(forKeys: schema.secretKeys.map(context.hub.storeKey)) {
+            StorableConfig.report(problem)
+        }
+    }
+}
