@@ -32,7 +32,7 @@ final class CallbackStore: ConfigStore, @unchecked Sendable {
 
 /// A `UserDefaults` that posts `didChangeNotification` synchronously from `set` and `removeObject`, on the
 /// calling thread, as Apple's Foundation does (swift-corelibs-foundation posts nothing).
-final class NotifyingDefaults: UserDefaults {
+class NotifyingDefaults: UserDefaults {
     override func set(_ value: Any?, forKey defaultName: String) {
         super.set(value, forKey: defaultName)
         NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: self)

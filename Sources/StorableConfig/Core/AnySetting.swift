@@ -95,6 +95,14 @@ extension AnySetting {
     public var origin: String { layer == .stored ? "the store" : layer.description }
     /// ``isSecret``.
     public var isRedacted: Bool { isSecret }
+
+    /// Whether an administrator manages the value (the managed app configuration gives it: ``layer`` is
+    /// ``SettingLayer/managed``): a UI shows it and disables the control, since an assignment is not read.
+    ///
+    /// ```swift
+    /// Toggle("Camera", isOn: $allowsCamera).disabled(config.$allowsCamera.isManaged)
+    /// ```
+    public var isManaged: Bool { layer == .managed }
     /// `nil`: nothing hidden.
     public var hiddenSourceValue: HiddenSourceValue? { nil }
 

@@ -26,6 +26,9 @@ import Foundation
 /// Sources are live: a change to the files reaches the settings as an ordinary change, however the files were
 /// changed (written in place, replaced by a rename, or swapped as the kubelet swaps a ConfigMap). See
 /// Docs/ServerConfiguration.md.
+///
+/// One source is not a file: the managed app configuration an MDM server pushes,
+/// ``managedAppConfiguration(_:)``, declared as ``ConfigSources/managed`` and read above every other layer.
 public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
     /// How a source's files are read.
     public enum Format: String, Sendable, Hashable {
@@ -35,6 +38,9 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         case directory
         /// A JSON file: a settings document (its `"format"` member says so) or a settings file (keys to values).
         case json
+        /// The managed app configuration an administrator pushes, in `UserDefaults`: see
+        /// ``ConfigSource/managedAppConfiguration(_:)``.
+        case managedAppConfiguration
     }
 
     /// How the source is read.
@@ -46,13 +52,25 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
     public let isOptional: Bool
     /// Whether every value it gives is secret: never shown in reports, descriptions or listings.
     public let isSecret: Bool
+    /// For the managed app configuration, the defaults it is read from (`nil`: `UserDefaults.standard`).
+    let managedDefaults: ManagedDefaults?
 
     /// A source read as `format` from `path`.
     public init(format: Format, path: String, optional: Bool = false, secret: Bool = false) {
         self.format = format
-        self.path = Self.absolute(path)
+        self.path = format == .managedAppConfiguration ? path : Self.absolute(path)
         self.isOptional = optional
         self.isSecret = secret
+        managedDefaults = nil
+    }
+
+    /// The managed app configuration of `defaults`.
+    init(managedIn defaults: ManagedDefaults?) {
+        format = .managedAppConfiguration
+        path = ManagedDefaults.key
+        isOptional = true
+        isSecret = false
+        managedDefaults = defaults
     }
 
     /// A `.env` file: `SERVER_CONFIG_PORT=8080` lines, in Docker Compose's `env_file` syntax. A variable set in
@@ -89,6 +107,7 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         case .dotEnv: ".env file \(path)"
         case .directory: "directory \(path)"
         case .json: "JSON file \(path)"
+        case .managedAppConfiguration: "managed app configuration"
         }
     }
 
@@ -110,26 +129,35 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The file sources that configs read, above and below the store: see ``ConfigSource``.
+/// The sources that configs read besides their store: the managed app configuration, above everything, and the
+/// file sources above and below the store. See ``ConfigSource``.
 ///
 /// ```swift
 /// StorableConfig.defaultSources = ConfigSources(belowStore: [.jsonFile("/etc/app/config.json")])
+/// StorableConfig.defaultSources = ConfigSources(managed: .managedAppConfiguration())  // an app an MDM manages
 /// ```
 public struct ConfigSources: Sendable, Hashable {
+    /// The managed app configuration (``ConfigSource/managedAppConfiguration(_:)``), or `nil` for none: the
+    /// highest layer, above launch arguments and environment variables.
+    public var managed: ConfigSource?
     /// Sources that win over stored values, highest first (below launch arguments and environment variables).
     public var aboveStore: [ConfigSource]
     /// Sources that replace the declared default when nothing is stored, highest first.
     public var belowStore: [ConfigSource]
 
-    /// Sources above and below the store, each list highest first.
-    public init(aboveStore: [ConfigSource] = [], belowStore: [ConfigSource] = []) {
+    /// The managed app configuration, if any, and sources above and below the store, each list highest first.
+    public init(managed: ConfigSource? = nil, aboveStore: [ConfigSource] = [], belowStore: [ConfigSource] = []) {
+        self.managed = managed
         self.aboveStore = aboveStore
         self.belowStore = belowStore
     }
 
-    /// No file sources: the default.
+    /// No sources: the default.
     public static let none = ConfigSources()
 
     /// Whether there is no source.
-    public var isEmpty: Bool { aboveStore.isEmpty && belowStore.isEmpty }
+    public var isEmpty: Bool { managed == nil && aboveStore.isEmpty && belowStore.isEmpty }
+
+    /// Every source, highest first: the managed app configuration, those above the store, then those below.
+    var all: [ConfigSource] { (managed.map { [$0] } ?? []) + aboveStore + belowStore }
 }

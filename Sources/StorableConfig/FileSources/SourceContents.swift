@@ -72,6 +72,9 @@ struct SourceContents: Sendable {
     static func read(
         _ source: ConfigSource, names: Set<String>? = nil, keepingFrom old: SourceContents? = nil
     ) -> SourceContents {
+        if source.format == .managedAppConfiguration {
+            return readManaged(from: source.managedDefaults?.defaults ?? .standard, names: names ?? [])
+        }
         var contents = readNow(source, names: names, attempt: 0)
         for attempt in 1..<attempts where contents.vanished {
             contents = readNow(source, names: names, attempt: attempt)
@@ -147,6 +150,8 @@ struct SourceContents: Sendable {
         case .json:
             guard let data = contents.readFile(source.path, source: source, wasThere: true) else { return contents }
             contents.readJSON(data, source: source)
+        case .managedAppConfiguration:
+            break  // Read by `readManaged(from:names:)`, never from a file.
         }
         return contents
     }

@@ -11,13 +11,15 @@ final class SourceRegistry: Sendable {
     /// A config that reads a source, held weakly: a source never keeps a config alive.
     private struct Subscriber {
         weak var config: StorableConfig?
+        /// For the managed app configuration, the names its settings answer to, each with the setting's key.
+        var claims: [String: String] = [:]
     }
 
     private struct Entry {
         var contents: SourceContents
         /// By the config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
-        var watcher: FileWatcher?
+        var watcher: (any SourceWatcher)?
         /// For a directory, the names its configs' settings can take (their keys and environment variables):
         /// only these files are read, and only events for them (and the kubelet's) read it again. Grows as
         /// configs of other classes subscribe.
@@ -26,6 +28,20 @@ final class SourceRegistry: Sendable {
         var readWith: Set<String> = []
         /// The descriptions of the problems reported for these contents: each is reported once.
         var reported: Set<String> = []
+        /// For the managed app configuration, the keys of the settings that each name matches, with how many
+        /// subscribers claim each: a name with two keys or more is applied to none.
+        var claimed: [String: [String: Int]] = [:]
+        /// The ticket of the reading installed (see `State.tickets`).
+        var installedTicket: UInt64 = 0
+
+        /// The names that the contents give and that match two settings or more, with their keys.
+        var ambiguous: [String: [String]] {
+            var found: [String: [String]] = [:]
+            for name in contents.entries.keys {
+                if let keys = claimed[name], keys.count > 1 { found[name] = keys.keys.sorted() }
+            }
+            return found
+        }
     }
 
     private struct State {
@@ -33,10 +49,14 @@ final class SourceRegistry: Sendable {
         /// Counts every change of any source's contents: a config resolves its layers from contents of one
         /// generation, and a setting never takes layers older than those it holds.
         var generation: UInt64 = 1
+        /// Counts the readings begun: a reading begun before the one installed is not installed.
+        var tickets: UInt64 = 0
 
         func snapshot(of sources: [ConfigSource]) -> Snapshot {
-            Snapshot(
-                contents: entries.filter { sources.contains($0.key) }.mapValues(\.contents), generation: generation)
+            let chosen = entries.filter { sources.contains($0.key) }
+            return Snapshot(
+                contents: chosen.mapValues(\.contents), generation: generation,
+                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
         }
     }
 
@@ -48,6 +68,8 @@ final class SourceRegistry: Sendable {
     struct Snapshot {
         let contents: [ConfigSource: SourceContents]
         let generation: UInt64
+        /// For the managed app configuration, the names it gives that match two settings or more, with their keys.
+        var ambiguous: [ConfigSource: [String: [String]]] = [:]
     }
 
     /// Subscribes `config` to `sources`, reading and watching those that no config read yet (and again those
@@ -59,12 +81,14 @@ final class SourceRegistry: Sendable {
         var made: [ConfigSource: Entry] = [:]
         var watchersNeeded: [ConfigSource] = []
         var snapshot: Snapshot?
+        let claims = sources.contains { $0.format == .managedAppConfiguration } ? Self.claims(of: config) : [:]
+        var told: [StorableConfig] = []
         while snapshot == nil {
             // A directory that configs of another class read: the files this one names are read too, before its
             // settings take their values.
             let widened = state.withLock { state -> [ConfigSource] in
                 sources.filter { source in
-                    guard source.format == .directory, let entry = state.entries[source],
+                    guard source.readsByName, let entry = state.entries[source],
                         !names.isSubset(of: entry.readWith)
                     else { return false }
                     state.entries[source]?.names.formUnion(names)
@@ -74,7 +98,7 @@ final class SourceRegistry: Sendable {
             for source in widened { refresh(source) }
             let missing = state.withLock { state in sources.filter { state.entries[$0] == nil && made[$0] == nil } }
             for source in missing {
-                let wanted = source.format == .directory ? names : nil
+                let wanted = source.readsByName ? names : nil
                 made[source] = Entry(
                     contents: SourceContents.read(source, names: wanted), names: wanted ?? [], readWith: wanted ?? [])
             }
@@ -83,7 +107,7 @@ final class SourceRegistry: Sendable {
                 // config read meanwhile without this one's names is read with them: subscribe to all or to none.
                 let ready = sources.allSatisfy { source in
                     guard let entry = state.entries[source] else { return made[source] != nil }
-                    return source.format != .directory || names.isSubset(of: entry.readWith)
+                    return !source.readsByName || names.isSubset(of: entry.readWith)
                 }
                 guard ready else { return nil }
                 for source in sources {
@@ -91,7 +115,14 @@ final class SourceRegistry: Sendable {
                         state.entries[source] = entry
                         watchersNeeded.append(source)
                     }
-                    state.entries[source]?.subscribers[ObjectIdentifier(config.context)] = Subscriber(config: config)
+                    let claims = source.format == .managedAppConfiguration ? claims : [:]
+                    let subscriber = Subscriber(config: config, claims: claims)
+                    // A name that matched one setting matches two now: the configs that read it are told.
+                    if state.entries[source] != nil, Self.claim(claims, in: &state.entries[source]!, adding: true) {
+                        state.generation += 1
+                        told += state.entries[source]!.subscribers.values.compactMap(\.config)
+                    }
+                    state.entries[source]?.subscribers[ObjectIdentifier(config.context)] = subscriber
                 }
                 return state.snapshot(of: sources)
             }
@@ -101,13 +132,17 @@ final class SourceRegistry: Sendable {
             }
         }
         for source in watchersNeeded {
-            let watcher: FileWatcher
+            let watcher: any SourceWatcher
             let names: (@Sendable () -> Set<String>)? =
                 source.format == .directory
                 ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
             do {
-                watcher = try FileWatcher(path: source.path, names: names) { [weak self] in
-                    self?.refresh(source)
+                if source.format == .managedAppConfiguration {
+                    watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
+                } else {
+                    watcher = try FileWatcher(path: source.path, names: names) { [weak self] in
+                        self?.refresh(source)
+                    }
                 }
             } catch {
                 reportOnce(
@@ -132,6 +167,7 @@ final class SourceRegistry: Sendable {
         for (source, list) in problems {
             for problem in list { reportOnce(problem, for: source) }
         }
+        for other in told where other !== config { other.sourcesChanged(loadingAll: false) }
         return snapshot!
     }
 
@@ -143,18 +179,24 @@ final class SourceRegistry: Sendable {
     /// it reports meanwhile finds no entry for its source (or the entry of a config that subscribed since, which
     /// reads the source again and finds what it holds).
     func unsubscribe(context: ObjectIdentifier, from sources: [ConfigSource]) {
-        let unwatched = state.withLock { state -> [FileWatcher] in
-            var unwatched: [FileWatcher] = []
+        let (unwatched, told) = state.withLock { state -> ([any SourceWatcher], [StorableConfig]) in
+            var unwatched: [any SourceWatcher] = []
+            var told: [StorableConfig] = []
             for source in Set(sources) {
-                guard state.entries[source]?.subscribers.removeValue(forKey: context) != nil,
-                    state.entries[source]?.subscribers.isEmpty == true
-                else { continue }
+                guard let gone = state.entries[source]?.subscribers.removeValue(forKey: context) else { continue }
+                if Self.claim(gone.claims, in: &state.entries[source]!, adding: false) {
+                    // A name that matched two settings matches one now: the configs that read it are told.
+                    state.generation += 1
+                    told += state.entries[source]!.subscribers.values.compactMap(\.config)
+                }
+                guard state.entries[source]?.subscribers.isEmpty == true else { continue }
                 if let watcher = state.entries[source]?.watcher { unwatched.append(watcher) }
                 state.entries[source] = nil
             }
-            return unwatched
+            return (unwatched, told)
         }
         for watcher in unwatched { watcher.stop(waiting: false) }
+        for config in told { config.sourcesChanged(loadingAll: false) }
     }
 
     /// The current contents of `sources`.
@@ -182,16 +224,23 @@ final class SourceRegistry: Sendable {
     /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
     @discardableResult
     private func refresh(_ source: ConfigSource, tellingSubscribers: Bool = true) -> [StorableConfig] {
-        readings.lock()
-        guard let (last, names) = state.withLock({ state in state.entries[source].map { ($0.contents, $0.names) } })
-        else {
-            readings.unlock()
-            return []
-        }
-        let contents = SourceContents.read(
-            source, names: source.format == .directory ? names : nil, keepingFrom: last)
+        // The managed app configuration is read without that lock: `UserDefaults` may post the notification that
+        // calls this from inside a call that a reading waits for. Its ticket keeps an older reading out.
+        let inTurn = source.format != .managedAppConfiguration
+        if inTurn { readings.lock() }
+        defer { if inTurn { readings.unlock() } }
+        guard
+            let (last, names, ticket) = state.withLock({ state in
+                state.entries[source].map { entry in
+                    state.tickets += 1
+                    return (entry.contents, entry.names, state.tickets)
+                }
+            })
+        else { return [] }
+        let contents = SourceContents.read(source, names: source.readsByName ? names : nil, keepingFrom: last)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
-            guard var entry = state.entries[source] else { return (false, []) }
+            guard var entry = state.entries[source], entry.installedTicket < ticket else { return (false, []) }
+            entry.installedTicket = ticket
             let old = entry.contents
             let changed =
                 old.fingerprint != contents.fingerprint || old.exists != contents.exists
@@ -215,7 +264,6 @@ final class SourceRegistry: Sendable {
             state.entries[source] = entry
             return (changed, entry.subscribers.values.compactMap(\.config))
         }
-        readings.unlock()
         guard changed else { return subscribers }
         for problem in contents.problems { reportOnce(problem, for: source) }
         if tellingSubscribers {
@@ -229,5 +277,32 @@ final class SourceRegistry: Sendable {
         let description = problem.description
         let first = state.withLock { $0.entries[source]?.reported.insert(description).inserted ?? true }
         if first { StorableConfig.report(problem) }
+    }
+
+    /// The names that `config`'s settings answer to in the managed app configuration, each with its key: the key
+    /// itself, and `<configName>.<property name>`.
+    private static func claims(of config: StorableConfig) -> [String: String] {
+        let configName = type(of: config).configName
+        var claims: [String: String] = [:]
+        for (name, key) in zip(config.schema.names, config.schema.keys) {
+            claims[key] = key
+            claims["\(configName).\(name)"] = key
+        }
+        return claims
+    }
+
+    /// Adds (or takes away) a subscriber's `claims` to `entry`'s; returns whether a name the contents give came to
+    /// match two settings or more, or stopped to.
+    private static func claim(_ claims: [String: String], in entry: inout Entry, adding: Bool) -> Bool {
+        var changed = false
+        for (name, key) in claims {
+            var keys = entry.claimed[name] ?? [:]
+            let wasAmbiguous = keys.count > 1
+            keys[key, default: 0] += adding ? 1 : -1
+            if keys[key] == 0 { keys[key] = nil }
+            entry.claimed[name] = keys.isEmpty ? nil : keys
+            if wasAmbiguous != (keys.count > 1), entry.contents.entries[name] != nil { changed = true }
+        }
+        return changed
     }
 }

@@ -81,9 +81,12 @@ extension StorableConfig {
         let type = type(of: self)
         let sources = configLayers.sources
         // Each source's identity as a layer: its place and what it is.
+        let managed = sources.managed.map { [$0] } ?? []
+        let managedLayers = managed.map { "managed \($0.description)" }
         let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
         let belowLayers = sources.belowStore.enumerated().map { "below\($0) \($1.description)" }
-        let layers = Dictionary(uniqueKeysWithValues: zip(aboveLayers + belowLayers, configLayers.allSources))
+        let layers = Dictionary(
+            uniqueKeysWithValues: zip(managedLayers + aboveLayers + belowLayers, configLayers.allSources))
         var changed: Set<String> = []
         // The launch arguments' and environment variables' problems (found once, at creation), and the files'.
         var argumentProblems: [StorableConfigError] = []
@@ -108,6 +111,10 @@ extension StorableConfig {
                     case .directory: entry = contents.entries[key] ?? contents.entries[variable]
                     case .json:
                         entry = contents.entries[key] ?? contents.documentEntries[configLayers.documentNames[index]]
+                    case .managedAppConfiguration:
+                        entry = managedEntry(
+                            in: contents, of: source, names: [key, "\(type.configName).\(name)"],
+                            ambiguous: snapshot.ambiguous[source] ?? [:], problems: &problems)
                     }
                     guard let entry else { return nil }
                     if let version = entry.schemaVersion, version != type.schemaVersion {
@@ -120,10 +127,12 @@ extension StorableConfig {
                         return nil
                     }
                     return OverrideCandidate(
-                        source: .file, origin: entry.origin, value: entry.value, layer: layer,
-                        isSecret: source.isSecret)
+                        source: source.format == .managedAppConfiguration ? .managed : .file, origin: entry.origin,
+                        value: entry.value, layer: layer, isSecret: source.isSecret)
                 }
             }
+            // The administrator's value first: above launch arguments and environment variables.
+            above = candidates(managed, layerNames: managedLayers) + above
             above += candidates(sources.aboveStore, layerNames: aboveLayers)
             // A setting that no layer names, in a config without file sources, is left as it is (it may hold no
             // layer state at all).
@@ -153,6 +162,26 @@ extension StorableConfig {
             state.sourceProblems = problems
         }
         return changed
+    }
+
+    /// The managed app configuration's entry for a setting named `names` (its key, then `<configName>.<property>`):
+    /// the first name it gives, unless that name matches another live setting too, when it is applied to neither
+    /// and reported, naming the keys.
+    private func managedEntry(
+        in contents: SourceContents, of source: ConfigSource, names: [String], ambiguous: [String: [String]],
+        problems: inout [StorableConfigError]
+    ) -> SourceContents.Entry? {
+        for name in names {
+            guard let entry = contents.entries[name] else { continue }
+            guard let keys = ambiguous[name] else { return entry }
+            let problem = StorableConfigError.sourceUnusable(
+                where: source.description,
+                reason: "its key \(name) names \(keys.count) settings, \(keys.joined(separator: " and ")); it is "
+                    + "applied to none of them")
+            SourceRegistry.shared.reportOnce(problem, for: source)
+            if !problems.contains(where: { $0.description == problem.description }) { problems.append(problem) }
+        }
+        return nil
     }
 
     /// The candidates that launch arguments and environment variables give for one setting, highest first.
@@ -194,6 +223,7 @@ extension StorableConfig {
         var variables: Set<String> = []
         var keys: Set<String> = []
         var documentNames: Set<String> = []
+        var managedNames: Set<String> = []
         var sources: Set<ConfigSource> = []
         for config in configs {
             let type = type(of: config)
@@ -202,6 +232,7 @@ extension StorableConfig {
                 keys.insert(config.schema.keys[index])
                 variables.insert(overrides.variableName(configName: type.configName, name: name))
                 documentNames.insert("\(type.namespace).\(type.configName).\(name)")
+                managedNames.insert("\(type.configName).\(name)")
             }
             sources.formUnion(config.layers?.allSources ?? [])
         }
@@ -215,6 +246,7 @@ extension StorableConfig {
                 case .dotEnv: variables
                 case .directory: variables.union(keys)
                 case .json: keys
+                case .managedAppConfiguration: keys.union(managedNames)
                 }
             var unknown = contents.listedNames.filter { !known.contains($0) }
             unknown += contents.documentEntries.keys.filter { !documentNames.contains($0) }

@@ -1,6 +1,6 @@
-/// What a config reads besides its store, fixed when the config is created, in the order of precedence: launch
-/// arguments and environment variables (``ConfigOverrides``), the file sources above the store, then (below the
-/// store) the file sources below it, and last the declared default.
+/// What a config reads besides its store, fixed when the config is created, in the order of precedence: the managed
+/// app configuration, launch arguments and environment variables (``ConfigOverrides``), the file sources above the
+/// store, then (below the store) the file sources below it, and last the declared default.
 ///
 /// A setting takes the first layer that gives it a valid value; the layers are resolved when the config is created
 /// and when a file source changes (`StorableConfig.resolveLayers`), never on a read.
@@ -41,8 +41,8 @@ final class ConfigLayers: Sendable {
         documentNames = names.map { "\(type.namespace).\(configName).\($0)" }
     }
 
-    /// Every file source, highest first: those above the store, then those below.
-    var allSources: [ConfigSource] { sources.aboveStore + sources.belowStore }
+    /// Every source, highest first: the managed app configuration, those above the store, then those below.
+    var allSources: [ConfigSource] { sources.all }
 
     /// The problems found in the launch arguments, the environment and the file sources.
     var problems: [StorableConfigError] { state.withLock { $0.argumentProblems + $0.sourceProblems } }

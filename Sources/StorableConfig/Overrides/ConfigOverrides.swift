@@ -110,9 +110,12 @@ public struct ConfigOverrides: Sendable {
     }
 }
 
-/// Which layer gives a setting's value: a launch argument, an environment variable, a file source, the store, or the
-/// declared default (``AnySetting/layer``).
+/// Which layer gives a setting's value: the managed app configuration, a launch argument, an environment variable, a
+/// file source, the store, or the declared default (``AnySetting/layer``).
 public enum SettingLayer: String, Sendable, Hashable, CustomStringConvertible {
+    /// The managed app configuration that an administrator pushes gives it, above every other layer (see
+    /// ``ConfigSource/managedAppConfiguration(_:)``): ``AnySetting/isManaged``.
+    case managed
     /// A launch argument overrides it.
     case argument
     /// An environment variable overrides it.
@@ -126,7 +129,7 @@ public enum SettingLayer: String, Sendable, Hashable, CustomStringConvertible {
     /// Nothing is stored: the declared default.
     case `default`
 
-    /// `argument`, `environment`, `file`, `stored` or `default`.
+    /// `managed`, `argument`, `environment`, `file`, `stored` or `default`.
     public var description: String { rawValue }
 }
 

@@ -194,8 +194,8 @@ extension Setting {
         return FilledLayer(layer: above, value: value)
     }
 
-    /// Whether a launch argument, an environment variable or a file source above the store overrides the stored
-    /// value.
+    /// Whether the managed app configuration, a launch argument, an environment variable or a file source above the
+    /// store overrides the stored value.
     public var isOverridden: Bool { overridden != nil }
 
     /// Resolves the values that the layers give: the first valid one of `above` is read in place of the stored
@@ -256,7 +256,10 @@ extension Setting {
                 } catch {
                     problem = "it is not \(TypeName.withArticle(valueTypeName)) (expected \(expectedFormat))"
                 }
-                let kept = isFirstLoad || candidate.layer.isEmpty ? nil : lastGood[candidate.layer]
+                // The managed app configuration keeps no last valid value: the layer below is read.
+                let kept =
+                    isFirstLoad || candidate.layer.isEmpty || candidate.source == .managed
+                    ? nil : lastGood[candidate.layer]
                 let shown = isSecret || candidate.isSecret ? StorableConfigError.redacted : candidate.value.text
                 if kept == nil {
                     outcome.problems.append(

@@ -1,17 +1,76 @@
 import Foundation
 
 /// The secret stores that ``JSONFileStore`` and ``UserDefaultsStore`` keep secret settings in unless told
-/// otherwise.
+/// otherwise: the Keychain on Apple platforms, and elsewhere a ``FileSecretStore`` beside the settings.
 public enum SecretStores {
-    /// The secret store for the settings file at `url`: for now none (secrets stay in the file).
-    public static func besideFile(at url: URL) -> (any SecretStore)? {
-        nil
+    /// The secret store for the settings file at `url`: on Apple platforms the Keychain's items of
+    /// ``StorableConfig/defaultNamespace``; elsewhere a ``FileSecretStore`` in the directory beside the file named
+    /// after it, `settings.secrets` for `settings.json`. The directory is made when the first secret is written.
+    public static func besideFile(at url: URL) -> any SecretStore {
+        #if canImport(Security)
+            KeychainSecretStore()
+        #else
+            let url = url.standardizedFileURL
+            let name = url.deletingPathExtension().lastPathComponent
+            return DeferredFileSecretStore(
+                directory: url.deletingLastPathComponent().appendingPathComponent("\(name).secrets"))
+        #endif
+    }
+
+    /// The secret store for a `UserDefaultsStore` over `defaults`: on Apple platforms the Keychain's items of
+    /// ``StorableConfig/defaultNamespace``; elsewhere a ``FileSecretStore`` in the directory
+    /// `<domain>.secrets` beside the defaults' property-list file (`$XDG_CONFIG_HOME`, else `~/.config`), where
+    /// `<domain>` is the suite's name or, for `.standard` and other defaults, the process's name.
+    public static func forDefaults(_ defaults: UserDefaults, suiteName: String? = nil) -> any SecretStore {
+        #if canImport(Security)
+            KeychainSecretStore()
+        #else
+            let domain = suiteName ?? ProcessInfo.processInfo.processName
+            return DeferredFileSecretStore(
+                directory: FileSystem.userConfigDirectory().appendingPathComponent("\(domain).secrets"))
+        #endif
     }
 }
 
-extension SecretStores {
-    /// The secret store for a `UserDefaultsStore` over `defaults`: for now none (secrets stay in `defaults`).
-    public static func forDefaults(_ defaults: UserDefaults) -> (any SecretStore)? {
-        nil
+/// A ``FileSecretStore`` opened at its first use, so that a store whose configs declare no secret makes no
+/// directory: reading from a directory that is not there finds nothing, and the first write makes it (and the
+/// directories above it, as the settings file's own first write does). One that could not be opened is opened
+/// again at the next use.
+final class DeferredFileSecretStore: SecretStore {
+    let directory: URL
+    private let opened = Locked<FileSecretStore?>(nil)
+
+    init(directory: URL) {
+        self.directory = directory
     }
+
+    var description: String { "directory \(directory.path)" }
+
+    private func store(creating: Bool = true) throws -> FileSecretStore? {
+        if let store = opened.withLock({ $0 }) { return store }
+        let parent = directory.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            guard creating else { return nil }
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw StorableConfigError.secretStoreUnavailable(
+                    store: description, reason: "its parent directory cannot be made: \(error)")
+            }
+        }
+        // Opened without the lock: it reads and writes the file system.
+        let store = try FileSecretStore(directory: directory)
+        return opened.withLock { opened in
+            if let existing = opened { return existing }
+            opened = store
+            return store
+        }
+    }
+
+    func secret(forKey key: String) throws -> Data? { try store(creating: false)?.secret(forKey: key) }
+    func setSecret(_ data: Data, forKey key: String) throws { try store()?.setSecret(data, forKey: key) }
+    func addSecret(_ data: Data, forKey key: String) throws -> Bool {
+        try store()?.addSecret(data, forKey: key) ?? false
+    }
+    func removeSecret(forKey key: String) throws { try store(creating: false)?.removeSecret(forKey: key) }
 }

@@ -70,11 +70,12 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// Creates a store over `defaults` that saves writes as `saving` says; secret settings are kept in the
     /// platform's secret store (``SecretStores/forDefaults(_:)``).
     public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
-        self.init(defaults, saving: saving, secrets: SecretStores.forDefaults(defaults))
+        let suiteName = defaults === UserDefaults.standard ? nil : Self.suiteName(of: defaults)
+        self.init(defaults, saving: saving, secrets: SecretStores.forDefaults(defaults, suiteName: suiteName))
     }
 
     /// Creates a store over `defaults` that saves writes as `saving` says and keeps the values of secret settings
-    /// in `secrets` (`nil`: in `defaults`, like any value, as versions before 0.9 did).
+    /// in `secrets` (`nil`: in `defaults`, like any value, as earlier versions did).
     ///
     /// A value that `defaults` holds for a secret setting is moved to `secrets` when the first config that
     /// declares the setting is created over the store, and removed from `defaults`. Docs/Secrets.md has the
@@ -184,6 +185,11 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// One `UserDefaults` object per suite in the process, so that stores opened for one suite share their
     /// storage identity, and configs over them see each other's writes at once.
     private static let suites = Locked<[String: UserDefaults]>([:])
+
+    /// The name of the suite that `defaults` was opened for with ``init(suiteName:saving:)``, if it was.
+    private static func suiteName(of defaults: UserDefaults) -> String? {
+        suites.withLock { suites in suites.first { $0.value === defaults }?.key }
+    }
 
     private static func defaults(suiteName: String) -> UserDefaults? {
         suites.withLock { suites in

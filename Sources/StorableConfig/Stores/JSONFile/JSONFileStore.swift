@@ -46,7 +46,7 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     public var secrets: (any SecretStore)? { secretRouter?.secrets }
 
     /// Opens the settings file at `url`, which need not exist yet; secret settings are kept in the platform's
-    /// secret store (``SecretStores/besideFile(at:)``).
+    /// secret store (``SecretStores/besideFile(at:)``): the Keychain, or files beside this one.
     ///
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the path is a directory or cannot be
     ///   read. A file that does not parse is not an error: it is moved aside and reported.
@@ -55,7 +55,7 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     }
 
     /// Opens the settings file at `url`, which need not exist yet, keeping the values of secret settings in
-    /// `secrets` (`nil`: in the file, like any value, as versions before 0.9 did).
+    /// `secrets` (`nil`: in the file, like any value, as earlier versions did).
     ///
     /// A value that the file holds for a secret setting is moved to `secrets` when the first config that
     /// declares the setting is created over the store, and removed from the file: once, under the file's lock,
@@ -237,6 +237,12 @@ extension JSONFileStore: SecretKeepingStore {
         guard let secretRouter else { return [] }
         let keys = secretRouter.notSecret(keys)
         guard !keys.isEmpty else { return [] }
+        // The file as last read holds none of them: nothing to move, and the file is left as it is. (One that
+        // another process wrote since is moved by the next config made after it is read.)
+        if file.values(forKeys: keys).isEmpty {
+            secretRouter.add(keys)
+            return []
+        }
         var failures: [String: StorableConfigError] = [:]
         do {
             _ = try file.updateValues(forKeys: keys) { values in
