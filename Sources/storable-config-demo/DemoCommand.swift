@@ -9,6 +9,8 @@ struct DemoCommand: Equatable {
         case export([String], includingSecrets: Bool)
         case importDocument(path: String, replace: Bool)
         case schema
+        /// The configs named (all when none is), and the app's bundle identifier (`--bundle-id`).
+        case appConfigSpecification([String], bundleIdentifier: String)
         case watch
         case history(String, limit: Int)
         /// `ifUnchangedSince`: the revision the operator saw the key at (`--if-unchanged-since`), if given.
@@ -46,8 +48,12 @@ struct DemoCommand: Equatable {
     }
 
     static let commands = [
-        "list", "get", "set", "reset", "export", "import", "schema", "watch", "history", "rollback", "sync", "help",
+        "list", "get", "set", "reset", "export", "import", "schema", "appconfig-spec", "watch", "history", "rollback",
+        "sync", "help",
     ]
+
+    /// The bundle identifier that `appconfig-spec` gives without `--bundle-id`.
+    static let demoBundleIdentifier = "com.example.StorableConfigDemo"
 
     /// Parses the arguments after the program name.
     ///
@@ -70,6 +76,7 @@ struct DemoCommand: Equatable {
         var includeSecrets = false
         var limitText: String?
         var unchangedSinceText: String?
+        var bundleIdentifier: String?
         var wantsHelp = false
         var positionals: [String] = []
         var index = 0
@@ -134,6 +141,11 @@ struct DemoCommand: Equatable {
                 unchangedSinceText = try Self.optionValue(
                     argument, "--if-unchanged-since", arguments, &index,
                     missing: "--if-unchanged-since needs a revision: --if-unchanged-since <revision>")
+            case "--bundle-id",
+                _ where argument.hasPrefix("--bundle-id="):
+                bundleIdentifier = try Self.optionValue(
+                    argument, "--bundle-id", arguments, &index,
+                    missing: "--bundle-id needs an identifier: --bundle-id com.example.app")
             case "--help", "-h":
                 wantsHelp = true
             default:
@@ -141,7 +153,8 @@ struct DemoCommand: Equatable {
                     message: "unknown option '\(argument)'; options are --store <path.json>, --read <path>, "
                         + "--read-over <path>, --cloud <directory>, --device <name>, --offline, --json (for list), "
                         + "--replace (for import), --include-secrets (for export), --limit <N> (for history), "
-                        + "--if-unchanged-since <revision> (for rollback), --help")
+                        + "--if-unchanged-since <revision> (for rollback), --bundle-id <id> (for appconfig-spec), "
+                        + "--help")
             }
         }
         let store = try storeText.map { text throws(UsageError) in try StoreAddress.parse(text, home: home) }
@@ -179,6 +192,11 @@ struct DemoCommand: Equatable {
                 message: "--if-unchanged-since applies only to rollback: storable-config-demo rollback "
                     + "<config>.<setting> <revision> --if-unchanged-since <revision>")
         }
+        if bundleIdentifier != nil && command != "appconfig-spec" {
+            throw UsageError(
+                message: "--bundle-id applies only to appconfig-spec: storable-config-demo appconfig-spec "
+                    + "--bundle-id com.example.app")
+        }
         func expect(_ count: ClosedRange<Int>, _ synopsis: String) throws(UsageError) {
             guard count.contains(operands.count) else {
                 let problem = operands.count < count.lowerBound ? "is missing an argument" : "has too many arguments"
@@ -209,6 +227,8 @@ struct DemoCommand: Equatable {
         case "schema":
             try expect(0...0, "schema")
             action = .schema
+        case "appconfig-spec":
+            action = .appConfigSpecification(operands, bundleIdentifier: bundleIdentifier ?? demoBundleIdentifier)
         case "watch":
             try expect(0...0, "watch")
             action = .watch

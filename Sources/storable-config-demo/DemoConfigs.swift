@@ -15,8 +15,8 @@ final class AppConfig: DemoConfig {
     @Setting var nickname: String? = nil
     @Setting var launchCount = 0
     @Setting var lastLaunch: Date? = nil
-    @Setting(in: 0...1) var volume = 0.8
-    @Setting var theme = Theme.system
+    @Setting(in: 0...1, description: "How loud sounds play, from 0 (silent) to 1.") var volume = 0.8
+    @Setting(description: "The app's colours: as the system's, or always light or dark.") var theme = Theme.system
     @Setting var window = WindowFrame(width: 800, height: 600, isFullScreen: false)
 }
 

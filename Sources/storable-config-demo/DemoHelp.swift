@@ -17,6 +17,9 @@ enum DemoHelp {
                                             secrets only with --include-secrets
           import [--replace] <file>         apply a settings document (- reads standard input)
           schema                            print a JSON Schema of the settings file, for editors
+          appconfig-spec [<config>...] [--bundle-id <id>]
+                                            print the AppConfig specification file (specfile.xml) of
+                                            the named configs, or of all, for an MDM console
           watch                             print each change as it happens, until stopped
           history <config>.<setting> [--limit N]
                                             earlier values an etcd store still keeps, newest first,
@@ -183,6 +186,22 @@ enum DemoHelp {
 
                 examples:
                   storable-config-demo schema > settings.schema.json
+                """
+        case "appconfig-spec":
+            return """
+                usage: storable-config-demo appconfig-spec [<config>...] [--bundle-id <id>]
+
+                Prints the AppConfig specification file (specfile.xml) of the named configs, or of all: each
+                setting an administrator may set through MDM managed app configuration, named
+                <ConfigName>.<setting> (AppConfig.volume), with its type, default, allowed values, label and
+                description. An MDM console reads it to offer exactly these settings. Secrets, and settings
+                whose type the format cannot express (app.window, budget.incomes), are left out: a comment in
+                the file and a line on standard error say which, and why. --bundle-id names the app
+                (com.example.StorableConfigDemo by default).
+
+                examples:
+                  storable-config-demo appconfig-spec > specfile.xml
+                  storable-config-demo appconfig-spec app --bundle-id com.example.app
                 """
         case "import":
             return """

@@ -134,6 +134,8 @@ struct DemoTool {
             printSynced()
         case .schema:
             print(StorableConfig.jsonSchema(of: configs.map(\.config), title: "storable-config-demo settings"))
+        case .appConfigSpecification(let names, let bundleIdentifier):
+            try printAppConfigSpecification(names, bundleIdentifier: bundleIdentifier)
         case .help(let topic):
             print(topic.map(DemoHelp.command) ?? DemoHelp.general)
         }
@@ -182,17 +184,8 @@ struct DemoTool {
 
     /// Prints the document of the named configs, or of all of them; secrets only when asked.
     private func export(_ names: [String], includingSecrets: Bool) throws(Failure) {
-        var chosen: [StorableConfig] = []
-        for name in names {
-            guard let named = configs.first(where: { $0.name == name }) else {
-                throw Failure(
-                    message: "unknown config '\(name)'; configs are \(configs.map(\.name).joined(separator: ", "))",
-                    usage: true)
-            }
-            chosen.append(named.config)
-        }
+        let exported = try configs(named: names)
         do {
-            let exported = names.isEmpty ? configs.map(\.config) : chosen
             print(try ConfigDocument(exporting: exported, includingSecrets: includingSecrets).jsonText())
         } catch {
             throw Failure(message: error.description)

@@ -209,8 +209,8 @@ struct DemoTests {
         (["get", "app.userName", "--json"], "--json applies only to list"),
         (
             ["frobnicate"],
-            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, watch, history, "
-                + "rollback, sync, help"
+            "unknown command 'frobnicate'; commands are list, get, set, reset, export, import, schema, "
+                + "appconfig-spec, watch, history, rollback, sync, help"
         ),
         (["--store"], "--store needs a path"),
         (["reset", "tumblr"], "'tumblr' is not <config>.<setting>"),

@@ -20,6 +20,8 @@ public protocol AnySetting: AnyObject, Sendable {
     /// Whether the value is secret (`@Setting(secret: true)`): descriptions, reports and exports show it as
     /// `<redacted>`; reading the property, ``valueText`` and ``storedValue`` give the real value.
     var isSecret: Bool { get }
+    /// What the setting is for, as its declaration says (`@Setting(description:)`), or `nil` if it says nothing.
+    var settingDescription: String? { get }
     /// The layer that gives the value: a launch argument, an environment variable, a file source, the store, or
     /// the default.
     var layer: SettingLayer { get }
@@ -87,6 +89,8 @@ extension AnySetting {
 extension AnySetting {
     /// `false`: one value.
     public var holdsRecords: Bool { false }
+    /// `nil`: nothing said.
+    public var settingDescription: String? { nil }
     /// ``layer``, as text.
     public var origin: String { layer == .stored ? "the store" : layer.description }
     /// ``isSecret``.

@@ -130,8 +130,8 @@ public final class Setting<Value: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// The keys under which the value may have been stored before, in search order: see
-    /// ``init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``. Empty for a `Setting` that is not a property of a
-    /// ``StorableConfig``.
+    /// ``init(wrappedValue:key:previousNames:previousKeys:validate:secret:description:)``. Empty for a `Setting`
+    /// that is not a property of a ``StorableConfig``.
     public var previousKeys: [String] {
         locked { binding }.map { $0.schema.earlierKeys[$0.index] } ?? []
     }

@@ -138,42 +138,33 @@ enum OverrideNames {
     /// Each component's camelCase boundaries become `_`, then all is upper-cased, characters that are not
     /// letters or digits become `_`, and the components are joined by `_`.
     static func environment(_ components: [String]) -> String {
-        components.map { component -> String in
-            var component = component
-            if component.count >= 2 {
-                var index = component.startIndex
-                while index < component.index(before: component.endIndex) {
-                    let first = component[index]
-                    let nextIndex = component.index(after: index)
-                    defer { index = nextIndex }
-                    let second = component[nextIndex]
-                    guard first.isLowercase && second.isUppercase else { continue }
-                    component.insert(contentsOf: "_", at: nextIndex)
-                }
-            }
-            return component.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        components.map { component in
+            words(component).joined(separator: "_").uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }
+                .joined()
         }.joined(separator: "_")
     }
 
     /// Each component's camelCase boundaries become `-`, all lower-cased, joined by `-`, after `--`.
     static func argument(_ components: [String]) -> String {
-        "--"
-            + components.map { input -> String in
-                guard input.count >= 2 else { return input.lowercased() }
-                var result = input
-                var index = result.startIndex
-                while index < result.index(before: result.endIndex) {
-                    let current = result[index]
-                    let nextIndex = result.index(after: index)
-                    if current.isLowercase && result[nextIndex].isUppercase {
-                        result.insert("-", at: nextIndex)
-                        index = result.index(after: nextIndex)
-                    } else {
-                        index = nextIndex
-                    }
-                }
-                return result.lowercased()
-            }.joined(separator: "-")
+        "--" + components.map { words($0).joined(separator: "-").lowercased() }.joined(separator: "-")
+    }
+
+    /// The words of a camelCase name, split where a lower-case letter is followed by an upper-case one:
+    /// `serverURL` → `server`, `URL`. Also what the AppConfig specification file makes its labels of.
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var previous: Character?
+        for character in name {
+            if let previous, previous.isLowercase && character.isUppercase {
+                words.append(word)
+                word = ""
+            }
+            word.append(character)
+            previous = character
+        }
+        if !word.isEmpty || words.isEmpty { words.append(word) }
+        return words
     }
 
     /// Whether the option before `index` takes `arguments[index]` as its value: always, unless the setting is a

@@ -31,6 +31,8 @@ where Record.ID: LosslessStringConvertible & Sendable {
     private var orderFieldName: String?
     let orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?
     let declaredKeys: DeclaredKeys
+    /// What the records are for, as the declaration says (`@Records(description:)`), or `nil`.
+    public let settingDescription: String?
 
     /// What the collection holds at one version; never changed once published, except for `sorted`, filled in
     /// under the lock on the first read. Sharded, so that the next snapshot copies only what it changes.
@@ -48,9 +50,13 @@ where Record.ID: LosslessStringConvertible & Sendable {
         }
     }
 
-    init(orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?, declaredKeys: DeclaredKeys = .derived) {
+    init(
+        orderKeyPath: (WritableKeyPath<Record, Int> & Sendable)?, declaredKeys: DeclaredKeys = .derived,
+        description: String? = nil
+    ) {
         self.orderKeyPath = orderKeyPath
         self.declaredKeys = declaredKeys
+        settingDescription = description
     }
 
     var current: Snapshot { lock.withLock { snapshot } }

@@ -27,23 +27,29 @@ where Record.ID: LosslessStringConvertible & Sendable {
     public let wrappedValue: RecordCollection<Record>
 
     /// Records kept in the order of their ids, stored under `key` when one is given, and found, and moved to
-    /// their key, under earlier property names or keys, as for ``Setting/init(wrappedValue:key:previousNames:previousKeys:validate:secret:)``.
-    public init(key: String? = nil, previousNames: [String] = [], previousKeys: [String] = []) {
+    /// their key, under earlier property names or keys, as for
+    /// ``Setting/init(wrappedValue:key:previousNames:previousKeys:validate:secret:description:)``; `description`
+    /// says what the records are for (see ``RecordCollection/settingDescription``).
+    public init(
+        key: String? = nil, previousNames: [String] = [], previousKeys: [String] = [], description: String? = nil
+    ) {
         wrappedValue = RecordCollection(
             orderKeyPath: nil,
-            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys),
+            description: description)
     }
 
     /// Records kept in the order of `orderedBy`, then of their ids; deletions, insertions and moves keep that
     /// field numbered 0, 1, 2, … without gaps or duplicates. Stored under `key` when one is given, and found
-    /// under earlier property names or keys.
+    /// under earlier property names or keys; `description` says what the records are for.
     public init(
         orderedBy order: WritableKeyPath<Record, Int> & Sendable, key: String? = nil, previousNames: [String] = [],
-        previousKeys: [String] = []
+        previousKeys: [String] = [], description: String? = nil
     ) {
         wrappedValue = RecordCollection(
             orderKeyPath: order,
-            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys))
+            declaredKeys: DeclaredKeys(key: key, previousNames: previousNames, previousKeys: previousKeys),
+            description: description)
     }
 
     /// The collection, through `$name`, as for ``Setting``: its ``RecordCollection/key`` and ``RecordCollection/reset()``.

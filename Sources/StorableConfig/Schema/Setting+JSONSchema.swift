@@ -50,7 +50,7 @@ extension Setting {
     }
 
     /// The stored forms of a `String`- or `Int`-backed enum's cases, or `nil` for another enum.
-    private static func caseValues<Cases: CaseIterable>(of type: Cases.Type) -> [StoredValue]? {
+    static func caseValues<Cases: CaseIterable>(of type: Cases.Type) -> [StoredValue]? {
         let values = type.allCases.compactMap { value -> StoredValue? in
             guard let encodable = value as? any Encodable else { return nil }
             return try? StoredValueCoding.encodeCodable(encodable)

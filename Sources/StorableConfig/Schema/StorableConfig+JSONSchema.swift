@@ -1,7 +1,8 @@
 extension StorableConfig {
     /// A JSON Schema (draft 2020-12) of the settings file that `configs` write: one flat object whose
     /// properties are the settings' full keys, each with its type, default, range (`minimum`/`maximum`), the
-    /// allowed values of a `String`- or `Int`-backed `CaseIterable` enum, and `writeOnly` for a secret. Other
+    /// allowed values of a `String`- or `Int`-backed `CaseIterable` enum, `writeOnly` for a secret, and as its
+    /// `description` what the declaration says (`@Setting(description:)`), or else `<configName>.<name>`. Other
     /// keys stay allowed (the file may hold other programs' settings). Editors use it to complete and check
     /// hand edits:
     ///
@@ -13,7 +14,8 @@ extension StorableConfig {
         for config in configs {
             for (index, setting) in config.settings.enumerated() {
                 var schema = setting.jsonSchemaMembers()
-                schema["description"] = .string("\(type(of: config).configName).\(config.schema.names[index])")
+                let name = "\(type(of: config).configName).\(config.schema.names[index])"
+                schema["description"] = .string(setting.settingDescription ?? name)
                 properties[config.schema.keys[index]] = .dictionary(schema)
             }
         }
