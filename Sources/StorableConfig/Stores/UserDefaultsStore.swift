@@ -68,7 +68,7 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     #endif
 
     /// Creates a store over `defaults` that saves writes as `saving` says; secret settings are kept in the
-    /// platform's secret store (``SecretStores/forDefaults(_:)``).
+    /// platform's secret store (``SecretStores/forDefaults(_:suiteName:)``).
     public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
         let suiteName = defaults === UserDefaults.standard ? nil : Self.suiteName(of: defaults)
         self.init(defaults, saving: saving, secrets: SecretStores.forDefaults(defaults, suiteName: suiteName))
