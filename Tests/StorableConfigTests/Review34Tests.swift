@@ -15,8 +15,8 @@ struct Review34Tests {
     // MARK: - Secrets
 
     /// Two stores opened the documented way, `JSONFileStore(url:)`, on one settings file (an app and its
-    /// extension's code, or two libraries, each opening the file): a user who changes the token through one config
-    /// sees the old token in the other config forever, although both read the same `settings.secrets` directory.
+    /// extension's code, or two libraries, each opening the file): a token changed through one config is the one
+    /// a config over the other store reads, since both keep their secrets in one `settings.secrets` directory.
     @Test func twoDefaultStoresOnOneFileAgreeOnASecret() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -46,9 +46,8 @@ struct Review34Tests {
         #expect(later.apiToken == Self.planted)
     }
 
-    /// A secret setting renamed (`previousNames`): its value is in the secret store under the earlier key, where
-    /// the move never looks (only current keys are routed to the secret store). A user who renames `apiKey` to
-    /// `apiToken` finds the token gone after the upgrade, and the old secret stays behind in the secret store.
+    /// A secret setting renamed (`previousNames`): its value, in the secret store under the earlier key, moves
+    /// to the current key there, and nothing stays behind under the earlier key.
     @Test func aRenamedSecretSettingKeepsItsValue() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -130,9 +129,8 @@ struct Review34Tests {
     }
 
     /// Docs/Secrets.md: "a write that fails is reported and reaches neither the secret store nor the file", and
-    /// issue 34: "the setting keeps its last good value". A user whose token write failed (a locked device) sees
-    /// the new token in the config that assigned it, but the old one in every config created afterwards and after
-    /// a relaunch: the failed value is kept in memory (the file's `keepsFailedWrites`) yet never retried.
+    /// issue 34: "the setting keeps its last good value": the config that assigned the token during a failed write
+    /// (a locked device) reads the old one, as every config created afterwards does.
     @Test func aFailedSecretWriteIsNotReadAsIfItHadSucceeded() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -148,9 +146,8 @@ struct Review34Tests {
         #expect(config.token == "good")
     }
 
-    /// A batch that sets a plain setting and a secret while the secret store is locked: the report names the
-    /// secret's key only, and the plain value, which the config goes on reading, never reaches the file (nor is
-    /// it written with the next write that succeeds, as a failed file write is): after a relaunch it is gone.
+    /// A batch that sets a plain setting and a secret while the secret store is locked: the plain value is
+    /// written to the file (read after a relaunch), and only the secret's write fails.
     @Test func aBatchWhoseSecretFailsStillWritesItsPlainValue() throws {
         ReportedErrors.install()
         let directory = TemporaryDirectory()
@@ -171,9 +168,8 @@ struct Review34Tests {
             "userName is neither in the file nor reported")
     }
 
-    /// HELPER-RULES: "no library lock held while a store ... or user code runs". `SecretRouter.write` holds its
-    /// `writing` lock while the (user-written) secret store runs: a secret store that, while it writes, assigns
-    /// another secret setting (a vault that records when it last rotated a key, say) hangs the app for good.
+    /// No library lock is held while a store or user code runs: a secret store that, while it writes, assigns
+    /// another secret setting (a vault that records when it last rotated a key, say) does not hang.
     @Test func aSecretStoreThatAssignsASecretWhileWritingDoesNotHang() throws {
         let directory = TemporaryDirectory()
         let secrets = R34InterferingSecretStore {}
@@ -182,9 +178,8 @@ struct Review34Tests {
         #expect(finishes(within: 10) { config.token = "rotated" }, "the write never returned: a deadlock")
     }
 
-    /// `reload()` racing a write: reload reads the old bytes, a write of a new value finishes meanwhile, and
-    /// reload then notes the old bytes over the new value. The user's just-assigned token reads as the old one in
-    /// every config created afterwards (and the secret store holds the new one), until the next reload.
+    /// `reload()` racing a write: reload reads the old bytes, and a write of a new value finishes meanwhile; the
+    /// just-assigned token is what every config created afterwards reads, not the older bytes reload read.
     @Test func aReloadRacingASecretWriteDoesNotBringBackTheOldValue() throws {
         let directory = TemporaryDirectory()
         let secrets = R34SlowReadSecretStore()
@@ -330,8 +325,8 @@ struct Review34Tests {
     }
 
     /// Two `UserDefaultsStore`s over one `UserDefaults`, each given its own `FileSecretStore` over one directory
-    /// (as two modules of an app would write it): a secret changed through one config is read stale, forever,
-    /// by a config created later over the other store.
+    /// (as two modules of an app would write it): a secret changed through one config is what a config created
+    /// later over the other store reads.
     @Test func twoUserDefaultsStoresWithTheirOwnFileSecretStoresAgreeOnASecret() throws {
         let directory = TemporaryDirectory()
         let suite = "StorableConfigTests-r34-ud-\(UUID().uuidString)"
@@ -425,11 +420,8 @@ struct Review34Tests {
         #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == "")
     }
 
-    /// Docs/Secrets.md and `keepSecrets`: a plain value that another process (an older version of the app) writes
-    /// to the file after the first config was created "is moved by the next config made after it is read". A user
-    /// who downgrades and upgrades while a process lives sees the older secret-store value, and the plain token
-    /// stays in the settings file: the next config over the store moves nothing, because the key is already
-    /// secret for the store's router.
+    /// A plain value that another process (an older version of the app) writes to the file after the first
+    /// config was created is moved by the next config made after it is read, and the configs alive read it.
     @Test func aPlainSecretWrittenLaterByAnotherProcessIsMovedByTheNextConfig() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
@@ -446,8 +438,7 @@ struct Review34Tests {
     }
 
     /// UserDefaultsStore's move: a plain value written again while it is moved (another thread or process of an
-    /// older version) stays in `UserDefaults` in clear, and the setting reads the older value from the secret
-    /// store, until the process ends.
+    /// older version) is moved too, and `UserDefaults` keeps nothing of it in clear.
     @Test func aPlainSecretRewrittenDuringItsMoveIsNotHiddenInDefaults() throws {
         let suite = "StorableConfigTests-r34-move-\(UUID().uuidString)"
         let defaults = try #require(UserDefaults(suiteName: suite))

@@ -221,6 +221,40 @@ struct SecretKeepingTests {
         }
     }
 
+    /// Configs with secrets created, observed, written and released on many threads and in many tasks at once, each
+    /// over a store of its own on one file (so routers are made and dropped as stores come and go): none hangs
+    /// or crashes, the file never holds a secret, and afterwards every config reads what the secret store holds.
+    @Test func configsWithSecretsComeAndGoOnManyThreadsAndTasksAtOnce() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let rounds = isRunningUnderThreadSanitizer ? 20 : 100
+        @Sendable func round(_ worker: Int, _ index: Int) {
+            guard let store = try? JSONFileStore(url: url) else { return }
+            let config = KeptSecretConfig(store: store)
+            let token = config.$apiToken.observe { _ in }
+            config.apiToken = "token-\(worker)-\(index)"
+            config.userName = "user-\(worker)"
+            _ = config.pin
+            token.cancel()
+        }
+        let threads = (0..<4).map { worker in
+            Thread { for index in 0..<rounds { round(worker, index) } }
+        }
+        for thread in threads { thread.start() }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 4..<8 {
+                group.addTask { for index in 0..<rounds { round(worker, index) } }
+            }
+        }
+        #expect(await waitUntil { threads.allSatisfy(\.isFinished) })
+        let final = KeptSecretConfig(store: try JSONFileStore(url: url))
+        let secrets = try FileSecretStore(directory: directory.file("settings.secrets"))
+        let held = try #require(try secrets.secret(forKey: final.$apiToken.key))
+        #expect(held == Data("\"\(final.apiToken)\"".utf8))
+        #expect(final.apiToken.hasPrefix("token-"))
+        #expect(try Data(contentsOf: url).range(of: Data("token-".utf8)) == nil)
+    }
+
     @Test func exportLeavesSecretsOutUnlessAsked() throws {
         let directory = TemporaryDirectory()
         let config = KeptSecretConfig(
