@@ -249,8 +249,9 @@ extension JSONFileStore: SecretKeepingStore {
                 failures = [:]
                 for key in moving.sorted() {
                     guard let plain = values[key] else { continue }
-                    // Under the file's lock, so that no other process moves it at once; the secret store is not
-                    // a store that configs call, and takes no lock of the library's.
+                    // Under the file's lock, so that no other process moves it at once: the one place where a
+                    // lock of the library is held while a store (the secret store) runs. A secret store must not
+                    // write to this settings file (Docs/Secrets.md).
                     do {
                         try secretRouter.write(plain, forKey: key)
                         values[key] = nil
