@@ -271,14 +271,13 @@ extension Setting {
                 // The node the last delivery emptied: moved out and filled under the lock (copies into empty
                 // fields: nothing is allocated or released).
                 observation.spare = nil
-                spare.new = newValue
-                spare.stored = stored
+                spare.fill(new: newValue, stored: stored)
                 node = spare
                 state = observation
             }
             if listening, node == nil || state == nil {
                 lock.unlock()
-                node = node ?? PendingChange(new: newValue, stored: stored)
+                node = node ?? PendingChange.made(new: newValue, stored: stored)
                 state = state ?? observationState()
                 continue
             }
@@ -289,10 +288,7 @@ extension Setting {
             var shownStored = stored
             if hasLayers {
                 if !layeredValueLocked(&shown, fromStore: fromStore, filled: filled) { shownStored = nil }
-                if let node {
-                    node.new = shown
-                    node.stored = shownStored
-                }
+                node?.fill(new: shown, stored: shownStored)
             }
             let old = value
             value = shown
@@ -313,7 +309,7 @@ extension Setting {
             // delivering thread, outside the lock, because `==` and `encode(to:)` are the value type's own code.
             state.changeCount += 1
             node.number = state.changeCount
-            node.old = old
+            node.fill(old: old)
             state.enqueue(node)
             let mustDeliver = !state.isDelivering
             state.isDelivering = true

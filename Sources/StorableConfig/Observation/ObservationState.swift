@@ -58,4 +58,23 @@ final class PendingChange<Value> {
         self.new = new
         self.stored = stored
     }
+
+    // A writer fills a node through these rather than through its optional fields, so that the unspecialised
+    // `Setting.apply` needs no metadata for `Value?`: the runtime's lookup of it was a tenth of an assignment
+    // (Performance.md, "In-memory assignments").
+    @inline(never)
+    static func made(new: Value, stored: StoredValue?) -> PendingChange<Value> {
+        PendingChange(new: new, stored: stored)
+    }
+
+    @inline(never)
+    func fill(new: Value, stored: StoredValue?) {
+        self.new = new
+        self.stored = stored
+    }
+
+    @inline(never)
+    func fill(old: Value) {
+        self.old = old
+    }
 }
