@@ -74,8 +74,8 @@ extension StoreHub.Feed {
         group: ObjectIdentifier, except origin: ObjectIdentifier?, into targets: inout [StorableConfig]
     ) {
         guard let byContext = receivers[group]?.byContext else { return }
-        // The usual case, the writing config alone, loads no weak reference.
-        if byContext.count == 1, let origin, byContext.keys.contains(origin) { return }
+        // The usual case, the writing config alone, loads no weak reference (and hashes nothing).
+        if byContext.count == 1, let origin, byContext.first?.key == origin { return }
         for (context, receiver) in byContext where context != origin {
             if let config = receiver.config { targets.append(config) }
         }
