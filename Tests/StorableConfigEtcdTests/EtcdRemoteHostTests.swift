@@ -2,7 +2,7 @@ import Foundation
 import StorableConfig
 import Testing
 
-@testable import StorableConfigEtcd
+import StorableConfigEtcd
 
 /// A network namespace with a veth pair, made by the test and removed after it: "another host" at a private
 /// address that only this machine's namespace answers, as root can make one (`ip netns add`).

@@ -3,7 +3,7 @@ import StorableConfig
 import StorableConfigTesting
 import Testing
 
-@testable import StorableConfigEtcd
+import StorableConfigEtcd
 
 /// EtcdStore over https, against real etcd members started with `--cert-file`, `--key-file`,
 /// `--trusted-ca-file` and `--client-cert-auth` (and the peer equivalents), with certificates that `openssl` makes

@@ -2,7 +2,7 @@ import Foundation
 import StorableConfig
 import Testing
 
-@testable import StorableConfigEtcd
+import StorableConfigEtcd
 
 /// The next version of a server, which renamed a setting with `previousKeys`.
 final class RenamedLimits: StorableConfig, @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StorableConfigEtcd
+import StorableConfigEtcd
 
 #if canImport(Glibc)
     import Glibc
