@@ -40,8 +40,6 @@ struct DeclaredKeys: Sendable {
 /// The parts of a config class's keys, read from its class properties once per class rather than once per
 /// setting: its namespace and config name, and the earlier ones.
 struct ConfigKeyParts {
-    let namespace: String
-    let configName: String
     /// `"<namespace>.<configName>."`, which a derived key starts with.
     let prefix: String
     /// The namespace, then the previous namespaces.
@@ -50,8 +48,8 @@ struct ConfigKeyParts {
     let configNames: [String]
 
     init(_ type: StorableConfig.Type) {
-        namespace = type.namespace
-        configName = type.configName
+        let namespace = type.namespace
+        let configName = type.configName
         prefix = "\(namespace).\(configName)."
         namespaces = [namespace] + type.previousNamespaces
         configNames = [configName] + type.previousConfigNames
