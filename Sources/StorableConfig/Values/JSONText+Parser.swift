@@ -50,7 +50,7 @@ extension JSONText {
 
     /// A member of a settings file whose key is canonically equivalent to an earlier member's key but spelled
     /// with other bytes: see ``parseObject(_:)``.
-    struct RespelledMember: Equatable {
+    struct RespelledMember {
         var key: String
         var value: StoredValue
         /// The member's text as read, for a value that ``StoredValue`` cannot hold exactly.
