@@ -11,11 +11,6 @@ struct DeclaredKeys: Sendable {
 
     var isDerived: Bool { key == nil && previousNames.isEmpty && previousKeys.isEmpty }
 
-    /// The key of the property `name` of a config whose class has the key parts `parts`.
-    func currentKey(name: String, in parts: ConfigKeyParts) -> String {
-        key ?? parts.prefix + name
-    }
-
     /// The keys the setting may have held its value under before, in the order they are searched: its
     /// previous keys as written, then every combination of namespace, config name and property name (each the
     /// current one first, then the previous ones), except `current`. A setting with an explicit key has only
