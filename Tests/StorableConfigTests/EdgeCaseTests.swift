@@ -61,7 +61,8 @@ struct EdgeCaseTests {
     @Test func aConfigChangeDumpsNoSecret() {
         var dumped = ""
         dump(
-            ConfigChange(name: "token", key: "k", oldValue: "OLD-SECRET", newValue: "NEW-SECRET", isSecret: true),
+            ConfigChange(
+                name: "token", key: "k", oldValue: "OLD-SECRET", newValue: "NEW-SECRET", isSecret: true, origin: nil),
             to: &dumped)
         #expect(!dumped.contains("SECRET"))
     }

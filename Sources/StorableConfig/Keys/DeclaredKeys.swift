@@ -11,11 +11,6 @@ struct DeclaredKeys: Sendable {
 
     var isDerived: Bool { key == nil && previousNames.isEmpty && previousKeys.isEmpty }
 
-    /// The key of the property `name` of a config whose class has the key parts `parts`.
-    func currentKey(name: String, in parts: ConfigKeyParts) -> String {
-        key ?? parts.prefix + name
-    }
-
     /// The keys the setting may have held its value under before, in the order they are searched: its
     /// previous keys as written, then every combination of namespace, config name and property name (each the
     /// current one first, then the previous ones), except `current`. A setting with an explicit key has only
@@ -40,8 +35,6 @@ struct DeclaredKeys: Sendable {
 /// The parts of a config class's keys, read from its class properties once per class rather than once per
 /// setting: its namespace and config name, and the earlier ones.
 struct ConfigKeyParts {
-    let namespace: String
-    let configName: String
     /// `"<namespace>.<configName>."`, which a derived key starts with.
     let prefix: String
     /// The namespace, then the previous namespaces.
@@ -50,8 +43,8 @@ struct ConfigKeyParts {
     let configNames: [String]
 
     init(_ type: StorableConfig.Type) {
-        namespace = type.namespace
-        configName = type.configName
+        let namespace = type.namespace
+        let configName = type.configName
         prefix = "\(namespace).\(configName)."
         namespaces = [namespace] + type.previousNamespaces
         configNames = [configName] + type.previousConfigNames

@@ -40,7 +40,7 @@ struct PlannedUpdate {
         case done(changes: [String: StoredValue?])
         /// The store failed to write; it was reported, and the store holds what it held.
         case writeFailed
-        /// The values kept changing under the plan.
+        /// The values kept changing under the plan, 50 times.
         case gaveUp
     }
 
@@ -52,11 +52,11 @@ struct PlannedUpdate {
     /// writes them through `hub`, so that the other configs bound to the storage take them.
     /// - Throws: What reading the store or `plan` throws; nothing is then written.
     static func run(
-        keys: [String], in store: any ConfigStore, hub: StoreHub, origin: ObjectIdentifier, attempts: Int = 50,
+        keys: [String], in store: any ConfigStore, hub: StoreHub, origin: ObjectIdentifier,
         plan: (Snapshot) throws -> [String: StoredValue?]
     ) throws -> Outcome {
         let snapshot = try Snapshot(store: store, keys: keys)
-        for _ in 0..<attempts {
+        for _ in 0..<50 {
             let changes = try plan(snapshot)
             if changes.isEmpty { return .done(changes: [:]) }
             let planned = snapshot.values

@@ -22,18 +22,6 @@ public struct ConfigChange: Sendable, CustomStringConvertible, CustomReflectable
     /// another device. `nil` otherwise.
     public let origin: String?
 
-    init(
-        name: String, key: String, oldValue: any Sendable, newValue: any Sendable, isSecret: Bool = false,
-        origin: String? = nil
-    ) {
-        self.name = name
-        self.key = key
-        self.oldValue = oldValue
-        self.newValue = newValue
-        self.isSecret = isSecret
-        self.origin = origin
-    }
-
     /// The name, key and values, with `<redacted>` for a secret's, so that `dump` shows no secret.
     public var customMirror: Mirror {
         Mirror(

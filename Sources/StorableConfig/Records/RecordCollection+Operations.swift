@@ -17,7 +17,7 @@ extension RecordCollection {
     /// one keeps its members that `known` (by id, from ``knownMembers(for:in:)``) does not list.
     static func apply(
         _ operations: [RecordOperation], to entries: inout [String: StoredValue], orderField: String?,
-        known: [String: Set<[String]>] = [:]
+        known: [String: Set<[String]>]
     ) -> Set<String> {
         func keeping(_ record: StoredValue, over old: StoredValue?, id: String) -> StoredValue {
             guard let old, let fields = known[id] else { return record }

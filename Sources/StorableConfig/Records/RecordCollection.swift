@@ -317,7 +317,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
             binding.context.tellWillChangeObservers()
             binding.context.tellChangeObservers(
                 ConfigChange(
-                    name: binding.name, key: binding.key, oldValue: old, newValue: all,
+                    name: binding.name, key: binding.key, oldValue: old, newValue: all, isSecret: false,
                     origin: binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key))))
         }
     }

@@ -58,7 +58,7 @@ final class ConfigSchema: Sendable {
         var declarerByKey = [String: ReflectedSetting](minimumCapacity: settings.count)
         for reflected in settings {
             let declared = reflected.setting.declaredKeys
-            let key = declared.currentKey(name: reflected.name, in: parts)
+            let key = declared.key ?? parts.prefix + reflected.name
             if key.isEmpty {
                 throw StorableConfigError.invalidDeclaration(
                     className: className, property: reflected.name, reason: "its explicit key is empty")

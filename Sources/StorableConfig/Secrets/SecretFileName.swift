@@ -1,4 +1,4 @@
-/// The file name of a secret's key in a ``FileSecretStore``'s directory, and back.
+/// The file name of a secret's key in a ``FileSecretStore``'s directory.
 ///
 /// Letters, digits, `-`, `_` and `.` stay as they are, except a leading `.`; an upper-case letter becomes `^`
 /// and the letter in lower case (so that keys that differ in case stay apart on a file system that ignores
@@ -37,32 +37,5 @@ enum SecretFileName {
             prefix = prefix[..<cut]
         }
         return String(decoding: prefix, as: UTF8.self) + "~" + SHA256.hexDigest(of: key.utf8)
-    }
-
-    /// The key whose file is named `name`, or `nil` for a long key's name (which keeps only the digest of the
-    /// whole key) and for a name that no key gives (a temporary file, a file someone else put there).
-    static func key(forName name: String) -> String? {
-        guard name != "%" else { return "" }
-        guard !name.hasPrefix("."), !name.contains("~") else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = name.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
-            case UInt8(ascii: "^"):
-                guard let letter = iterator.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) else {
-                    return nil
-                }
-                bytes.append(letter - 32)
-            default:
-                bytes.append(byte)
-            }
-        }
-        let key = String(decoding: bytes, as: UTF8.self)
-        return Self.name(forKey: key) == name ? key : nil
     }
 }

@@ -47,7 +47,8 @@ final class SecretRouter: Sendable {
     /// goes away.
     static func shared(storage: AnyObject, secrets: any SecretStore) -> SecretRouter {
         // Two file stores on one directory are one place: they share a router, and so what it notes.
-        let place = (secrets as? FileSecretPlace)?.directoryPath ?? "\(ObjectIdentifier(secrets))"
+        let directory = (secrets as? FileSecretPlace)?.directory.standardizedFileURL.resolvingSymlinksInPath()
+        let place = directory?.path ?? "\(ObjectIdentifier(secrets))"
         let key = "\(ObjectIdentifier(storage)) \(place)"
         return routers.withLock { routers in
             if let router = routers[key]?.router { return router }
@@ -259,7 +260,7 @@ struct SecretWriteFailure: Error, CustomStringConvertible {
 
 /// A secret store that keeps its secrets in a directory, which names the place for every store object on it.
 protocol FileSecretPlace {
-    var directoryPath: String { get }
+    var directory: URL { get }
 }
 
 /// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:

@@ -32,13 +32,9 @@ public enum SecretStores {
     }
 }
 
-extension FileSecretStore: FileSecretPlace {
-    var directoryPath: String { directory.standardizedFileURL.resolvingSymlinksInPath().path }
-}
+extension FileSecretStore: FileSecretPlace {}
 
-extension DeferredFileSecretStore: FileSecretPlace {
-    var directoryPath: String { directory.standardizedFileURL.resolvingSymlinksInPath().path }
-}
+extension DeferredFileSecretStore: FileSecretPlace {}
 
 /// A ``FileSecretStore`` opened at its first use, so that a store whose configs declare no secret makes no
 /// directory: reading from a directory that is not there finds nothing, and the first write makes it (and the

@@ -207,7 +207,8 @@ extension ConfigStore {
 /// What an ``ConfigStore/updateValues(forKeys:_:)`` changes, worked out once for every store.
 enum ConfigStoreUpdate {
     /// Runs `transform` on `current`, the values of `keys`, and returns the values after it, the entries to
-    /// store and the keys to remove. Entries for keys outside `keys` are dropped.
+    /// store and the keys to remove. Entries for keys outside `keys` are dropped; every value after it is
+    /// stored, so the first two are the same.
     static func apply(
         _ transform: (inout [String: StoredValue]) throws -> Void, to current: [String: StoredValue], keys: [String]
     ) rethrows -> (updated: [String: StoredValue], changed: [String: StoredValue], removed: [String]) {
@@ -215,18 +216,16 @@ enum ConfigStoreUpdate {
         try transform(&updated)
         var changed: [String: StoredValue] = [:]
         var removed: [String] = []
-        var result: [String: StoredValue] = [:]
         for key in keys {
             switch (current[key], updated[key]) {
             case (_, let new?):
                 // Written whether or not it changed: comparing could cost more than writing (a record
                 // collection's value is a dictionary of every record).
-                result[key] = new
                 changed[key] = new
             case (_?, nil): removed.append(key)
             case (nil, nil): break
             }
         }
-        return (result, changed, removed)
+        return (changed, changed, removed)
     }
 }

@@ -100,7 +100,7 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
                 domainName = "kCFPreferencesCurrentApplication"
             #endif
         } else {
-            domainName = Self.suites.withLock { suites in suites.first { $0.value === defaults }?.key }
+            domainName = Self.suiteName(of: defaults)
         }
         observation = NotificationCenter.default.addObserver(
             forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
@@ -273,26 +273,13 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// Stores `value` for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the value could not be saved.
     public func setValue(_ value: StoredValue, forKey key: String) throws {
-        if let secretRouter, secretRouter.split([key]).secret.count == 1 {
-            return try secretRouter.setValue(value, forKey: key)
-        }
-        try checkSize(of: value, forKey: key)
-        let stored = Self.propertyListValue(from: value)
-        // Noted first: UserDefaults posts didChangeNotification from inside `set`, and this write is no news.
-        known.withLock { $0[key] = .some(Self.storedValue(from: stored)) }
-        defaults.set(stored, forKey: key)
-        try persist(key: key)
+        try setValues([key: value], removingValuesForKeys: [])
     }
 
     /// Removes the value stored for `key`.
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the removal could not be saved.
     public func removeValue(forKey key: String) throws {
-        if let secretRouter, secretRouter.split([key]).secret.count == 1 {
-            return try secretRouter.setValue(nil, forKey: key)
-        }
-        known.withLock { $0[key] = .some(nil) }
-        defaults.removeObject(forKey: key)
-        try persist(key: key)
+        try setValues([:], removingValuesForKeys: [key])
     }
 
     /// Stores `values` and removes `keysToRemove`, then saves once.
@@ -311,6 +298,7 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
             for key in values.keys.sorted() { try checkSize(of: values[key]!, forKey: key) }
         }
         let stored = values.mapValues(Self.propertyListValue(from:))
+        // Noted first: UserDefaults posts didChangeNotification from inside `set`, and these writes are no news.
         known.withLock { known in
             for (key, value) in stored { known[key] = .some(Self.storedValue(from: value)) }
             for key in keysToRemove { known[key] = .some(nil) }

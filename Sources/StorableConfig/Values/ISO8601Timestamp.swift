@@ -87,7 +87,7 @@ enum ISO8601Timestamp {
         default: break
         }
         if let interval = secondsBeyondTimestamps(text) { return .date(Date(timeIntervalSinceReferenceDate: interval)) }
-        var scanner = Scanner(Array(text.utf8))
+        var scanner = Scanner(bytes: Array(text.utf8))
         let sign = scanner.takeSign() ?? 1
         guard let yearDigits = scanner.digits(minimum: 4, maximum: 12),
             scanner.take(UInt8(ascii: "-")), let month = scanner.digits(exactly: 2), (1...12).contains(month),
@@ -251,10 +251,6 @@ enum ISO8601Timestamp {
     private struct Scanner {
         let bytes: [UInt8]
         var position = 0
-
-        init(_ bytes: [UInt8]) {
-            self.bytes = bytes
-        }
 
         mutating func take(_ byte: UInt8) -> Bool {
             guard position < bytes.count, bytes[position] == byte else { return false }

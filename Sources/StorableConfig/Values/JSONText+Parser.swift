@@ -44,13 +44,13 @@ extension JSONText {
     /// Whether `text` is a number in JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     static func isNumber(_ text: String) -> Bool {
         var parser = Parser(bytes: Array(text.utf8))
-        guard parser.position == 0, (try? parser.parseNumber()) != nil else { return false }
+        guard (try? parser.parseNumber()) != nil else { return false }
         return parser.position == parser.bytes.count
     }
 
     /// A member of a settings file whose key is canonically equivalent to an earlier member's key but spelled
     /// with other bytes: see ``parseObject(_:)``.
-    struct RespelledMember: Equatable {
+    struct RespelledMember {
         var key: String
         var value: StoredValue
         /// The member's text as read, for a value that ``StoredValue`` cannot hold exactly.
