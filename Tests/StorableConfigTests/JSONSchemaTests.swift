@@ -27,6 +27,22 @@ struct JSONSchemaTests {
         #expect(token["default"] == nil)
     }
 
+    /// A bound beyond `Int64.max` is stored as an unsigned number, and is a number to JSON Schema too.
+    @Test func aRangeBeyondInt64MaxIsDescribedAsMinimumAndMaximum() throws {
+        let schema = StorableConfig.jsonSchema(of: [SchemaConfig(store: InMemoryStore())])
+        guard case .dictionary(let root) = try StoredValue(jsonText: schema),
+            case .dictionary(let properties)? = root["properties"],
+            case .dictionary(let quota)? = properties["schema.SchemaConfig.quotaBytes"]
+        else {
+            Issue.record("unexpected schema \(schema)")
+            return
+        }
+        #expect(quota["type"] == .string("integer"))
+        #expect(quota["minimum"] == .int(1) || quota["minimum"] == .uint(1))
+        #expect(quota["maximum"] == .uint(UInt64.max))
+        #expect(schema.contains("18446744073709551615"))
+    }
+
     @Test func theDemosSettingsFileValidatesAndABadHandEditDoesNot() throws {
         let home = DemoHome()
         try home.run()
@@ -80,6 +96,7 @@ final class SchemaConfig: StorableConfig {
     @Setting(in: 0...1) var volume = 0.8
     @Setting var theme = SchemaTheme.system
     @Setting(secret: true) var token = "s"
+    @Setting(in: 1...UInt64.max) var quotaBytes: UInt64 = 1
 }
 
 enum SchemaTheme: String, Codable, Sendable, CaseIterable {

@@ -58,7 +58,7 @@ extension Setting {
         guard values.count == type.allCases.count else { return nil }
         for value in values {
             switch value {
-            case .string, .int: continue
+            case .string, .int, .uint: continue
             default: return nil
             }
         }
@@ -69,7 +69,7 @@ extension Setting {
 extension StoredValue {
     fileprivate var isNumber: Bool {
         switch self {
-        case .int, .double, .number: true
+        case .int, .uint, .double, .number: true
         default: false
         }
     }
