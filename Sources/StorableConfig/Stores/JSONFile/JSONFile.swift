@@ -116,10 +116,6 @@ final class JSONFile: @unchecked Sendable {
         lock.withLock { values }
     }
 
-    func value(forKey key: String) -> StoredValue? {
-        lock.withLock { storedValue(forKey: key) }
-    }
-
     func values(forKeys keys: [String]) -> [String: StoredValue] {
         lock.withLock {
             var result: [String: StoredValue] = [:]
