@@ -328,8 +328,8 @@ enum FileSystem {
     }
 
     /// Returns a path beside `path` that does not exist yet: `<path>.<suffix>-<UTC date>`, numbered if taken.
-    static func unusedSiblingPath(for path: String, suffix: String, date: Date = Date()) -> String {
-        let wholeSeconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
+    static func unusedSiblingPath(for path: String, suffix: String) -> String {
+        let wholeSeconds = Date(timeIntervalSinceReferenceDate: Date().timeIntervalSinceReferenceDate.rounded(.down))
         let stamp = ISO8601Timestamp.string(from: wholeSeconds)
             .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let base = "\(path).\(suffix)-\(stamp)"
