@@ -37,7 +37,7 @@
             }
         }
 
-        /// Watches with vnode sources on every directory in ``directoriesToWatch(for:)`` and on the end of the
+        /// Watches with vnode sources on every directory in ``directoriesToWatch(for:filter:)`` and on the end of the
         /// path, until stopped (returns `true`), or returns `false` at once if the pipe cannot be had. An event
         /// opens the sources anew (a rename may have changed the way) and compares snapshots at once; polling
         /// every `interval` stays, because a directory's source does not report a file in it written in place.
@@ -74,7 +74,7 @@
         private static func openSources(
             for path: String, filter: NameFilter, queue: DispatchQueue, pipe: WakePipe
         ) -> [any DispatchSourceFileSystemObject] {
-            var paths = Array(directoriesToWatch(for: path, filter: filter).directories.keys)
+            var paths = Array(directoriesToWatch(for: path, filter: filter).keys)
             paths.append(path)
             var sources: [any DispatchSourceFileSystemObject] = []
             for watched in paths {

@@ -146,7 +146,7 @@
                 else { return nil }
                 // A directory removed between the walk and its watch: walk again (a few times, for a busy tree).
                 for _ in 0..<8 {
-                    let directories = directoriesToWatch(for: path, filter: filter).directories
+                    let directories = directoriesToWatch(for: path, filter: filter)
                     enum Outcome {
                         case done
                         case again

@@ -226,7 +226,7 @@ final class FileWatcher: Sendable {
         case entry(FileSystem.Stamp)
         case directory(FileSystem.Stamp, entries: [String: FileSystem.Stamp])
 
-        init(of path: String, filter: NameFilter = NameFilter(names: nil)) {
+        init(of path: String, filter: NameFilter) {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 self = .missing
@@ -268,10 +268,7 @@ final class FileWatcher: Sendable {
     /// directory at the end, the directory itself, and the entries on the way to where each link in it that
     /// matters leads (every link when `filter` has no names; else those it names, and `..data`, looked up one by
     /// one without listing the directory).
-    /// - Returns: The directories, and the end when it is a directory (`nil` otherwise).
-    static func directoriesToWatch(
-        for path: String, filter: NameFilter = NameFilter(names: nil)
-    ) -> (directories: [String: WatchedDirectory], end: String?) {
+    static func directoriesToWatch(for path: String, filter: NameFilter) -> [String: WatchedDirectory] {
         var directories: [String: WatchedDirectory] = [:]
         func add(_ entries: [FileSystem.DirectoryEntry]) {
             for (directory, name) in entries {
@@ -280,10 +277,10 @@ final class FileWatcher: Sendable {
         }
         let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
         add(entries)
-        guard reachedTheEnd, let last = entries.last else { return (directories, nil) }
+        guard reachedTheEnd, let last = entries.last else { return directories }
         let end = joined(last.directory, last.name)
         var info = stat()
-        guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
+        guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return directories }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
         for name in filter.namesToLookAt(in: end) {
             let entry = joined(end, name)
@@ -291,7 +288,7 @@ final class FileWatcher: Sendable {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)
             }
         }
-        return (directories, end)
+        return directories
     }
 
     /// `name` in `directory`.
