@@ -160,6 +160,8 @@ enum FileSystem {
         /// Where the new contents wait while a file that is a mount point is rewritten in place
         /// (`settings.json.rewrite`): see ``rewriteInPlace(at:with:from:)``.
         let rewriteCopy: String
+        /// The side file that writers lock (`settings.json.lock`): see ``withExclusiveLock(on:_:)``.
+        let lockPath: String
 
         init(path: String) {
             self.path = path
@@ -167,6 +169,7 @@ enum FileSystem {
             let name = (path as NSString).lastPathComponent
             temporaryPrefix = (directory as NSString).appendingPathComponent(".\(name).")
             rewriteCopy = path + ".rewrite"
+            lockPath = path + ".lock"
         }
     }
 
@@ -306,16 +309,15 @@ enum FileSystem {
         return fsync(descriptor)
     }
 
-    /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file of the settings file `file`
-    /// that is never replaced (a lock on the data file itself would not survive the rename that replaces it).
+    /// Runs `body` holding an exclusive advisory lock on the side file of `destination` (its `lockPath`), which is
+    /// never replaced (a lock on the data file itself would not survive the rename that replaces it).
     ///
     /// A missing directory is created (and only then looked at), so the usual write makes no extra call.
-    static func withExclusiveLock<Result>(
-        onPath lockPath: String, for file: String, _ body: () throws -> Result
-    ) throws -> Result {
+    static func withExclusiveLock<Result>(on destination: Destination, _ body: () throws -> Result) throws -> Result {
+        let lockPath = destination.lockPath
         var descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
-            try createDirectory(atPath: (lockPath as NSString).deletingLastPathComponent, for: file)
+            try createDirectory(atPath: destination.directory, for: destination.path)
             descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { throw Failure(path: lockPath, operation: "opening the lock file", errno: errno) }

@@ -244,10 +244,12 @@ final class JSONFile: @unchecked Sendable {
                     // the lock taken is the one beside the file it leads to, which a store opened on that file
                     // takes too.
                     let linkEnd = try FileSystem.endOfLinks(from: path)
-                    try FileSystem.withExclusiveLock(
-                        onPath: (linkEnd ?? path) + ".lock", for: linkEnd ?? path
-                    ) {
-                        try writeLocked(to: linkEnd, applyChanges)
+                    let target = destination(at: linkEnd)
+                    do {
+                        try underLock(of: target) { try writeLocked(to: target, applyChanges) }
+                    } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target.path {
+                        failure.reason += " (the settings file \(path) is a symbolic link to it)"
+                        throw failure
                     }
                 }
             } catch let error as StorableConfigError {
@@ -262,35 +264,32 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
-    /// The part of a write done under the file's lock: merge into the file at `path`, or at `linkEnd` where
-    /// `path` is a symbolic link, as it is now, so that other processes' writes survive, apply the changes, and
-    /// replace the file. Called with `lock` held.
-    private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
-        let target = linkEnd ?? path
-        do {
-            // Through a link, worked out at each write (a few microseconds, against the write's milliseconds).
-            let destination = linkEnd.map { FileSystem.Destination(path: $0) } ?? self.destination
-            try Self.finishInterruptedRewrite(of: destination)
-            // The one look at the path, which also gives the mode to keep.
-            let kind = try readFromDisk(at: linkEnd, holdingLock: true)
-            try applyChanges()
-            var permissions: mode_t = 0o600
-            if case .file(_, let existing) = kind {
-                // The mode bits say what the user meant, also for root, whom access(2) lets write.
-                guard existing & 0o222 != 0, access(target, W_OK) == 0 else {
-                    throw FileSystem.Failure(
-                        path: target, reason: "the file is read-only; make it writable to change settings")
-                }
-                permissions = existing
+    /// The part of a write done under the file's lock: merge into the file at `target` (`path`, or the end of its
+    /// symbolic links) as it is now, so that other processes' writes survive, apply the changes, and replace the
+    /// file. Called with `lock` held.
+    private func writeLocked(to target: FileSystem.Destination, _ applyChanges: () throws -> Void) throws {
+        // The one look at the path, which also gives the mode to keep.
+        let kind = try readFromDisk(at: target.path, holdingLock: true)
+        try applyChanges()
+        var permissions: mode_t = 0o600
+        if case .file(_, let existing) = kind {
+            // The mode bits say what the user meant, also for root, whom access(2) lets write.
+            guard existing & 0o222 != 0, access(target.path, W_OK) == 0 else {
+                throw FileSystem.Failure(
+                    path: target.path, reason: "the file is read-only; make it writable to change settings")
             }
-            let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
-            stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
-            unwritten = [:]
-            if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
-        } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
-            failure.reason += " (the settings file \(path) is a symbolic link to it)"
-            throw failure
+            permissions = existing
         }
+        let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
+        stamp = try FileSystem.replaceFile(at: target, with: data, permissions: permissions)
+        unwritten = [:]
+        if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
+    }
+
+    /// Where the file at `linkEnd`, the end of `path`'s symbolic links, is written; `path`'s own when `nil`. Through
+    /// a link, worked out at each write (a few microseconds, against the write's milliseconds).
+    func destination(at linkEnd: String?) -> FileSystem.Destination {
+        linkEnd.map { FileSystem.Destination(path: $0) } ?? destination
     }
 
     func reload() throws {
