@@ -48,9 +48,8 @@ final class JSONFile: @unchecked Sendable {
         try watcher.withLock { watcher in
             guard watcher == nil else { return }
             try failing(on: path) {
-                let directory = (path as NSString).deletingLastPathComponent
-                if case .missing = try FileSystem.kind(ofPath: directory) {
-                    try FileSystem.createDirectory(atPath: directory, for: path)
+                if case .missing = try FileSystem.kind(ofPath: destination.directory) {
+                    try FileSystem.createDirectory(atPath: destination.directory, for: path)
                 }
                 watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
                     [weak self] in self?.changedOnDisk()
@@ -70,16 +69,10 @@ final class JSONFile: @unchecked Sendable {
     /// does not parse is left alone: someone may be writing it in place, and the next event reads it again.
     private func changedOnDisk() {
         do {
-            try OutsideLocks.deferring {
-                try lock.withLock {
-                    try failing(on: path) { _ = try readFromDisk(ifCorrupt: .keep) }
-                }
-            }
+            try reload(ifCorrupt: .keep)
         } catch {
             StorableConfig.report(.reloadFailed(store: "JSON file \(path)", reason: "\(error)"))
-            return
         }
-        announceExternalChanges()
     }
 
     private static let openFiles = Locked<[String: WeakFile]>([:])
@@ -178,10 +171,7 @@ final class JSONFile: @unchecked Sendable {
 
     func apply(_ changes: [String: StoredValue?]) throws {
         try Self.refuseTooDeep(changes)
-        try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
-            try write(changes: { changes })
-        }
+        try write(changes: { changes })
     }
 
     /// Replaces the values of `keys` by `transform` of the values in the file as it is now, under the file's
@@ -189,22 +179,28 @@ final class JSONFile: @unchecked Sendable {
     func updateValues(
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
+        var updated: [String: StoredValue] = [:]
+        // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
+        // others write meanwhile. The caller keeps its change and applies it again later.
+        try write(remembering: false) { [self] in
+            var current: [String: StoredValue] = [:]
+            for key in keys { current[key] = storedValue(forKey: key) }
+            let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+            updated = result
+            var changes = changed.mapValues(Optional.some)
+            for key in removed { changes[key] = .some(nil) }
+            try Self.refuseTooDeep(changes)
+            return changes
+        }
+        return updated
+    }
+
+    /// Runs `body` with `lock` held, then tells the configs bound to the file of the keys that its reads found
+    /// changed by someone else; what they do, and what is reported meanwhile, waits until `body` has returned.
+    private func withLockAnnouncing<Result>(_ body: () throws -> Result) throws -> Result {
         try OutsideLocks.deferring {
             defer { announceExternalChanges() }
-            var updated: [String: StoredValue] = [:]
-            // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
-            // others write meanwhile. The caller keeps its change and applies it again later.
-            try write(remembering: false) { [self] in
-                var current: [String: StoredValue] = [:]
-                for key in keys { current[key] = storedValue(forKey: key) }
-                let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
-                updated = result
-                var changes = changed.mapValues(Optional.some)
-                for key in removed { changes[key] = .some(nil) }
-                try Self.refuseTooDeep(changes)
-                return changes
-            }
-            return updated
+            return try lock.withLock(body)
         }
     }
 
@@ -223,7 +219,7 @@ final class JSONFile: @unchecked Sendable {
     /// its lock, or, if the file cannot be reached, those in memory (the changes are then kept in memory and
     /// written with the next write that succeeds).
     private func write(remembering: Bool = true, changes: () throws -> [String: StoredValue?]) throws {
-        try lock.withLock {
+        try withLockAnnouncing {
             var applied = false
             func applyChanges() throws {
                 let changes = try changes()
@@ -292,12 +288,9 @@ final class JSONFile: @unchecked Sendable {
         linkEnd.map { FileSystem.Destination(path: $0) } ?? destination
     }
 
-    func reload() throws {
-        try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
-            try lock.withLock {
-                try failing(on: path) { _ = try readFromDisk() }
-            }
+    func reload(ifCorrupt action: CorruptFileAction = .quarantine) throws {
+        try withLockAnnouncing {
+            try failing(on: path) { _ = try readFromDisk(ifCorrupt: action) }
         }
     }
 }
