@@ -160,8 +160,8 @@ final class JSONFile: @unchecked Sendable {
     /// Refuses a value that nests deeper than the file's reader reads: written, it would make the whole file
     /// unreadable at the next start. (A setting's value is refused before it gets here; this is for code that
     /// calls the store itself.)
-    private static func refuseTooDeep(_ changes: [String: StoredValue?]) throws {
-        for case let (key, value?) in changes where value.nests(deeperThan: StoredValue.maximumDepth) {
+    private static func refuseTooDeep(_ values: [String: StoredValue]) throws {
+        for (key, value) in values where value.nests(deeperThan: StoredValue.maximumDepth) {
             throw StorableConfigError.encodingFailed(
                 key: key,
                 reason: "the value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, deeper than "
@@ -169,9 +169,10 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
-    func apply(_ changes: [String: StoredValue?]) throws {
-        try Self.refuseTooDeep(changes)
-        try write(changes: { changes })
+    /// Stores `values` and removes `keysToRemove` in one write.
+    func apply(_ values: [String: StoredValue], removing keysToRemove: [String]) throws {
+        try Self.refuseTooDeep(values)
+        try write { (values, keysToRemove) }
     }
 
     /// Replaces the values of `keys` by `transform` of the values in the file as it is now, under the file's
@@ -187,10 +188,8 @@ final class JSONFile: @unchecked Sendable {
             for key in keys { current[key] = storedValue(forKey: key) }
             let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
             updated = result
-            var changes = changed.mapValues(Optional.some)
-            for key in removed { changes[key] = .some(nil) }
-            try Self.refuseTooDeep(changes)
-            return changes
+            try Self.refuseTooDeep(changed)
+            return (changed, removed)
         }
         return updated
     }
@@ -218,11 +217,15 @@ final class JSONFile: @unchecked Sendable {
     /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
     /// its lock, or, if the file cannot be reached, those in memory (the changes are then kept in memory and
     /// written with the next write that succeeds).
-    private func write(remembering: Bool = true, changes: () throws -> [String: StoredValue?]) throws {
+    private func write(
+        remembering: Bool = true, changes: () throws -> (values: [String: StoredValue], removed: [String])
+    ) throws {
         try withLockAnnouncing {
             var applied = false
             func applyChanges() throws {
-                let changes = try changes()
+                let (assigned, removed) = try changes()
+                var changes = assigned.mapValues(Optional.some)
+                for key in removed { changes[key] = .some(nil) }
                 for (key, value) in changes {
                     let isRespelling = setStoredValue(value, forKey: key)
                     guard remembering else { continue }
