@@ -140,15 +140,6 @@ enum FileSystem {
 
     private static let temporaryCounter = Locked<UInt64>(0)
 
-    /// Replaces the file at `path` with `data` so that a crash at any instant leaves either the old or the
-    /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and
-    /// flush the directory.
-    /// - Returns: The stamp of the new file, taken from its descriptor (no second look at the path).
-    @discardableResult
-    static func replaceFile(atPath path: String, with data: Data, permissions: mode_t) throws -> Stamp? {
-        try replaceFile(at: Destination(path: path), with: data, permissions: permissions)
-    }
-
     /// A file that ``replaceFile(at:with:permissions:)`` replaces, with its directory and the start of its
     /// temporary files' paths worked out once (`NSString`'s path methods cost about 13,000 instructions a
     /// write on Linux).
@@ -173,9 +164,11 @@ enum FileSystem {
         }
     }
 
-    /// ``replaceFile(atPath:with:permissions:)`` for a destination worked out once. A file that is a mount point
-    /// (a single-file bind mount), which rename cannot replace, is rewritten in place instead: see
-    /// ``rewriteInPlace(at:with:from:)``.
+    /// Replaces the file at `destination` with `data` so that a crash at any instant leaves either the old or the
+    /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and flush the
+    /// directory. A file that is a mount point (a single-file bind mount), which rename cannot replace, is
+    /// rewritten in place instead: see ``rewriteInPlace(at:with:from:)``.
+    /// - Returns: The stamp of the new file, taken from its descriptor (no second look at the path).
     @discardableResult
     static func replaceFile(at destination: Destination, with data: Data, permissions: mode_t) throws -> Stamp? {
         let path = destination.path
