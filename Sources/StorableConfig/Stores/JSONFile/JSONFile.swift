@@ -194,24 +194,20 @@ final class JSONFile: @unchecked Sendable {
         return updated
     }
 
-    /// Runs `body` with `lock` held, then tells the configs bound to the file of the keys that its reads found
-    /// changed by someone else; what they do, and what is reported meanwhile, waits until `body` has returned.
+    /// Runs `body` with `lock` held, then, without it, tells the configs bound to the file of the keys that its
+    /// reads found changed by someone else; what they do, and what is reported meanwhile, waits until `body` has
+    /// returned (inside a config's write, until the write ends).
     private func withLockAnnouncing<Result>(_ body: () throws -> Result) throws -> Result {
         try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
+            defer {
+                let keys = lock.withLock {
+                    defer { externallyChanged = [] }
+                    return externallyChanged
+                }
+                if !keys.isEmpty { StoreHub.existingHub(for: self)?.storageChanged(keys: keys) }
+            }
             return try lock.withLock(body)
         }
-    }
-
-    /// Tells the configs bound to the file of the keys that the last read found changed by someone else.
-    /// Called without `lock`; inside a config's write, the configs are told when it ends.
-    private func announceExternalChanges() {
-        let keys = lock.withLock {
-            defer { externallyChanged = [] }
-            return externallyChanged
-        }
-        guard !keys.isEmpty else { return }
-        StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
 
     /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
