@@ -174,7 +174,7 @@ final class FileWatcher: Sendable {
             if woken { while shared.wake.wait(timeout: .now()) == .success {} }
             if shared.stopped.withLock({ $0 }) { return }
             #if canImport(Darwin)
-                if woken {
+                if woken, kernelEvents {
                     // A rename may have changed the way: the sources are opened anew.
                     for source in sources { source.cancel() }
                     sources = openSources(for: path, filter: filter, queue: queue, wake: shared.wake)
