@@ -101,8 +101,11 @@ extension JSONFile {
                 // Keep what this process last knew; the next write puts it back on disk, the next read retries.
                 stamp = nil
             }
-        default:
-            throw FileSystem.Failure(path: path, reason: "it is no longer a regular file")
+        case .directory:
+            throw FileSystem.Failure(path: path, reason: "it is a directory; give the path of a file")
+        case .other:
+            // Not opened: a FIFO would wait for a writer.
+            throw FileSystem.Failure(path: path, reason: "it is not a regular file")
         }
         for (key, value) in unwritten {
             setStoredValue(value, forKey: key)

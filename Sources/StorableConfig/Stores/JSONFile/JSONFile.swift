@@ -92,16 +92,7 @@ final class JSONFile: @unchecked Sendable {
     private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
         destination = FileSystem.Destination(path: path)
-        try failing(on: path) {
-            switch try FileSystem.kind(ofPath: path) {
-            case .directory:
-                throw FileSystem.Failure(path: path, reason: "it is a directory; give the path of a file")
-            case .other:
-                throw FileSystem.Failure(path: path, reason: "it is not a regular file")
-            case .missing, .file:
-                _ = try readFromDisk(ifCorrupt: action)
-            }
-        }
+        try failing(on: path) { _ = try readFromDisk(ifCorrupt: action) }
         externallyChanged = []
     }
 
