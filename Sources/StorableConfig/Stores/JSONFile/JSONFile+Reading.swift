@@ -32,9 +32,9 @@ extension JSONFile {
         }
     }
 
-    /// ``readFromDisk(at:ifCorrupt:holdingLock:)`` ``underLock(of:_:)``: for a file that did not parse when read
-    /// without the lock, which may have been a file that is a mount point, read while another process rewrote it
-    /// in place.
+    /// ``readFromDisk(at:ifCorrupt:holdingLock:)`` run ``underLock(of:_:)``: for a file that did not parse when
+    /// read without the lock, which may have been a file that is a mount point, read while another process rewrote
+    /// it in place.
     private func readFromDiskUnderLock(at target: String?, ifCorrupt action: CorruptFileAction) throws
         -> FileSystem.Kind
     {
