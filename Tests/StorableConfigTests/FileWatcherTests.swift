@@ -310,7 +310,7 @@ struct FileWatcherTests {
         #expect(try witness.follow { try replaceByRename(file, "later") }, "the later change was not seen")
     }
 
-    /// Every watcher's thread, pipe and inotify descriptor is gone once `stop()` returns (allowing for the
+    /// Every watcher's thread and descriptors are gone once `stop()` returns (allowing for the
     /// other tests of this process, which open files meanwhile: a leak would be hundreds).
     @Test func startingAndStoppingManyWatchersLeavesNoDescriptorOrThread() throws {
         func count(_ folder: String) -> Int {

@@ -219,7 +219,7 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         } catch {
             let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
             do {
-                try FileSystem.replaceFile(atPath: copy, with: data, permissions: 0o600)
+                try FileSystem.replaceFile(at: FileSystem.Destination(path: copy), with: data, permissions: 0o600)
                 preservedFiles.withLock { $0[path] = data }
                 StorableConfig.report(
                     .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))

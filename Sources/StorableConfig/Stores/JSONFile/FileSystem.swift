@@ -140,15 +140,6 @@ enum FileSystem {
 
     private static let temporaryCounter = Locked<UInt64>(0)
 
-    /// Replaces the file at `path` with `data` so that a crash at any instant leaves either the old or the
-    /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and
-    /// flush the directory.
-    /// - Returns: The stamp of the new file, taken from its descriptor (no second look at the path).
-    @discardableResult
-    static func replaceFile(atPath path: String, with data: Data, permissions: mode_t) throws -> Stamp? {
-        try replaceFile(at: Destination(path: path), with: data, permissions: permissions)
-    }
-
     /// A file that ``replaceFile(at:with:permissions:)`` replaces, with its directory and the start of its
     /// temporary files' paths worked out once (`NSString`'s path methods cost about 13,000 instructions a
     /// write on Linux).
@@ -160,6 +151,8 @@ enum FileSystem {
         /// Where the new contents wait while a file that is a mount point is rewritten in place
         /// (`settings.json.rewrite`): see ``rewriteInPlace(at:with:from:)``.
         let rewriteCopy: String
+        /// The side file that writers lock (`settings.json.lock`): see ``withExclusiveLock(on:_:)``.
+        let lockPath: String
 
         init(path: String) {
             self.path = path
@@ -167,12 +160,15 @@ enum FileSystem {
             let name = (path as NSString).lastPathComponent
             temporaryPrefix = (directory as NSString).appendingPathComponent(".\(name).")
             rewriteCopy = path + ".rewrite"
+            lockPath = path + ".lock"
         }
     }
 
-    /// ``replaceFile(atPath:with:permissions:)`` for a destination worked out once. A file that is a mount point
-    /// (a single-file bind mount), which rename cannot replace, is rewritten in place instead: see
-    /// ``rewriteInPlace(at:with:from:)``.
+    /// Replaces the file at `destination` with `data` so that a crash at any instant leaves either the old or the
+    /// new file: write a temporary file in the same directory, flush it, rename it over the old one, and flush the
+    /// directory. A file that is a mount point (a single-file bind mount), which rename cannot replace, is
+    /// rewritten in place instead: see ``rewriteInPlace(at:with:from:)``.
+    /// - Returns: The stamp of the new file, taken from its descriptor (no second look at the path).
     @discardableResult
     static func replaceFile(at destination: Destination, with data: Data, permissions: mode_t) throws -> Stamp? {
         let path = destination.path
@@ -306,16 +302,15 @@ enum FileSystem {
         return fsync(descriptor)
     }
 
-    /// Runs `body` holding an exclusive advisory lock on `lockPath`, a side file of the settings file `file`
-    /// that is never replaced (a lock on the data file itself would not survive the rename that replaces it).
+    /// Runs `body` holding an exclusive advisory lock on the side file of `destination` (its `lockPath`), which is
+    /// never replaced (a lock on the data file itself would not survive the rename that replaces it).
     ///
     /// A missing directory is created (and only then looked at), so the usual write makes no extra call.
-    static func withExclusiveLock<Result>(
-        onPath lockPath: String, for file: String, _ body: () throws -> Result
-    ) throws -> Result {
+    static func withExclusiveLock<Result>(on destination: Destination, _ body: () throws -> Result) throws -> Result {
+        let lockPath = destination.lockPath
         var descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
-            try createDirectory(atPath: (lockPath as NSString).deletingLastPathComponent, for: file)
+            try createDirectory(atPath: destination.directory, for: destination.path)
             descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { throw Failure(path: lockPath, operation: "opening the lock file", errno: errno) }
@@ -328,8 +323,8 @@ enum FileSystem {
     }
 
     /// Returns a path beside `path` that does not exist yet: `<path>.<suffix>-<UTC date>`, numbered if taken.
-    static func unusedSiblingPath(for path: String, suffix: String, date: Date = Date()) -> String {
-        let wholeSeconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
+    static func unusedSiblingPath(for path: String, suffix: String) -> String {
+        let wholeSeconds = Date(timeIntervalSinceReferenceDate: Date().timeIntervalSinceReferenceDate.rounded(.down))
         let stamp = ISO8601Timestamp.string(from: wholeSeconds)
             .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let base = "\(path).\(suffix)-\(stamp)"

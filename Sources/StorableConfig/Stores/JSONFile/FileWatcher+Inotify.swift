@@ -57,7 +57,7 @@
             /// The process's instance, made (with its thread) at the first call that can make it.
             private static func shared() -> Result<Inotify, Failure> {
                 if let existing = instance.withLock({ $0 }) { return .success(existing) }
-                let descriptor = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+                let descriptor = inotify_init1(Int32(IN_CLOEXEC))
                 guard descriptor >= 0 else {
                     let code = errno
                     var reason =
@@ -146,7 +146,7 @@
                 else { return nil }
                 // A directory removed between the walk and its watch: walk again (a few times, for a busy tree).
                 for _ in 0..<8 {
-                    let directories = directoriesToWatch(for: path, filter: filter).directories
+                    let directories = directoriesToWatch(for: path, filter: filter)
                     enum Outcome {
                         case done
                         case again
@@ -198,8 +198,7 @@
                 state.withLock { $0.reader = pthread_self() }
                 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
                 while true {
-                    var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-                    guard poll(&descriptors, 1, -1) > 0 else { continue }
+                    // A blocking descriptor: the read waits for events (the instance is never closed).
                     let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                     guard count > 0 else { continue }
                     for registration in changed(in: buffer, count: count).sorted() {

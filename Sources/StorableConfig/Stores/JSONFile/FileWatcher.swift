@@ -18,23 +18,15 @@ import Foundation
 /// the path every `pollingInterval`; the first such fallback in the process is reported
 /// (``StorableConfigError/watchingByPolling(path:reason:interval:)``).
 final class FileWatcher: Sendable {
-    /// What a watcher on a thread of its own and its thread share; the pipe is closed when both are done with it.
+    /// What a watcher on a thread of its own and its thread share.
     private final class Shared: @unchecked Sendable {
-        let stopRead: Int32
-        let stopWrite: Int32
+        /// Signalled by `stop()` once `stopped` is set, and on Apple platforms by the kernel's events: one semaphore,
+        /// so that the thread waits for either, and for its polling interval, in one call.
+        let wake = DispatchSemaphore(value: 0)
+        let stopped = Locked(false)
         let finished = DispatchSemaphore(value: 0)
         // Written once by the thread as it starts, before anyone can call `stop()` on it from there.
         var thread: pthread_t?
-
-        init(stopRead: Int32, stopWrite: Int32) {
-            self.stopRead = stopRead
-            self.stopWrite = stopWrite
-        }
-
-        deinit {
-            close(stopRead)
-            close(stopWrite)
-        }
     }
 
     /// How the watching is done now.
@@ -58,7 +50,8 @@ final class FileWatcher: Sendable {
     /// - Parameters:
     ///   - names: For a directory at the end of the path, the names in it that matter (besides the kubelet's
     ///     `..` entries), asked again at each event; `nil`: every name.
-    /// - Throws: `FileSystem.Failure` if the pipe that stops a watching thread cannot be made.
+    /// - Throws: Nothing any more (a watching thread needs no pipe since it waits on a semaphore); the `throws`
+    ///   stays until `SourceRegistry`, which handles a watcher that cannot be had, drops its `catch`.
     init(
         path: String, pollingInterval: Double = 0.25, forcePolling: Bool = false,
         names: (@Sendable () -> Set<String>)? = nil, onChange: @escaping @Sendable () -> Void
@@ -72,17 +65,17 @@ final class FileWatcher: Sendable {
                 // more), a thread of its own polls instead, unless the watcher was stopped meanwhile.
                 let lost: @Sendable (String) -> Void = { reason in
                     Self.fallBack(reason, path: path, interval: pollingInterval)
-                    let shared = try? Self.startThread(
+                    let shared = Self.startThread(
                         path: path, interval: pollingInterval, forcePolling: true, filter: filter,
                         changedBefore: true, onChange: onChange)
-                    let unused = backing.withLock { backing -> Shared? in
+                    let kept = backing.withLock { backing -> Bool in
                         guard case .stopped = backing else {
-                            if let shared { backing = .thread(shared) }
-                            return nil
+                            backing = .thread(shared)
+                            return true
                         }
-                        return shared
+                        return false
                     }
-                    if let unused { Self.stopThread(unused, waiting: false) }
+                    if !kept { Self.stopThread(shared, waiting: false) }
                 }
                 switch Inotify.add(path: path, filter: filter, onChange: onChange, onLoss: lost) {
                 case .success(let registration):
@@ -95,7 +88,7 @@ final class FileWatcher: Sendable {
                 }
             }
         #endif
-        let shared = try Self.startThread(
+        let shared = Self.startThread(
             path: path, interval: pollingInterval, forcePolling: forcePolling, filter: filter, changedBefore: false,
             onChange: onChange)
         backing.withLock { $0 = .thread(shared) }
@@ -130,8 +123,8 @@ final class FileWatcher: Sendable {
     }
 
     private static func stopThread(_ shared: Shared, waiting: Bool) {
-        var byte: UInt8 = 1
-        _ = write(shared.stopWrite, &byte, 1)
+        shared.stopped.withLock { $0 = true }
+        shared.wake.signal()
         if !waiting { return }
         if let thread = shared.thread, pthread_equal(thread, pthread_self()) != 0 { return }
         shared.finished.wait()
@@ -142,61 +135,51 @@ final class FileWatcher: Sendable {
     private static func startThread(
         path: String, interval: Double, forcePolling: Bool, filter: NameFilter, changedBefore: Bool,
         onChange: @escaping @Sendable () -> Void
-    ) throws -> Shared {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw FileSystem.Failure(path: path, operation: "pipe", errno: errno) }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let shared = Shared(stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
+    ) -> Shared {
+        let shared = Shared()
         let started = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             shared.thread = pthread_self()
-            // `started` is signalled once the watching has begun, so that `init` returns only then.
-            var announced = false
-            func ready() {
-                guard !announced else { return }
-                announced = true
-                started.signal()
-            }
             defer { shared.finished.signal() }
-            defer { ready() }
-            #if canImport(Darwin)
-                if !forcePolling {
-                    if Self.watchWithDispatchSources(
-                        path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
-                        onChange: onChange)
-                    {
-                        return
-                    }
-                }
-            #endif
-            // A change between the kernel's last report and the first snapshot would be missed: report one.
-            Self.watchByPolling(
-                path: path, interval: interval, filter: filter, stop: shared.stopRead, ready: ready,
-                changedBefore: changedBefore || announced, onChange: onChange)
+            Self.watch(
+                path: path, interval: interval, filter: filter, shared: shared, kernelEvents: !forcePolling,
+                changedBefore: changedBefore, ready: { started.signal() }, onChange: onChange)
         }
         started.wait()
         return shared
     }
 
-    /// Waits up to `milliseconds` (-1: for ever) for the stop signal or for `other` to be readable.
-    static func waitForStop(_ stop: Int32, orReadable other: Int32?, milliseconds: Int32) -> (
-        stop: Bool, readable: Bool
+    /// Compares a ``Snapshot`` of `path` every `interval` seconds, and on Apple platforms with `kernelEvents` at
+    /// once when vnode sources on the directories on the way and on the end of the path report an event (see
+    /// ``openSources(for:filter:queue:wake:)``); polling stays there, because a directory's source does not report
+    /// a file in it written in place. Calls `ready` once the watching has begun, and returns once `shared` is
+    /// stopped.
+    /// - Parameter changedBefore: Whether to report a change at once: one between the kernel's last report and the
+    ///   first snapshot would be missed.
+    private static func watch(
+        path: String, interval: Double, filter: NameFilter, shared: Shared, kernelEvents: Bool, changedBefore: Bool,
+        ready: () -> Void, onChange: () -> Void
     ) {
-        var descriptors = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
-        if let other { descriptors.append(pollfd(fd: other, events: Int16(POLLIN), revents: 0)) }
-        let result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-        guard result > 0 else { return (false, false) }
-        return (descriptors[0].revents != 0, descriptors.count > 1 && descriptors[1].revents != 0)
-    }
-
-    private static func watchByPolling(
-        path: String, interval: Double, filter: NameFilter, stop: Int32, ready: () -> Void, changedBefore: Bool,
-        onChange: () -> Void
-    ) {
+        #if canImport(Darwin)
+            let queue = DispatchQueue(label: "StorableConfig.FileWatcher")
+            var sources = kernelEvents ? openSources(for: path, filter: filter, queue: queue, wake: shared.wake) : []
+            defer { for source in sources { source.cancel() } }
+        #endif
         var last = Snapshot(of: path, filter: filter)
         ready()
         if changedBefore { onChange() }
-        while !waitForStop(stop, orReadable: nil, milliseconds: Int32(interval * 1000)).stop {
+        while true {
+            let woken = shared.wake.wait(timeout: .now() + interval) == .success
+            // Events that came together are one: the sources are opened anew and the path compared once.
+            if woken { while shared.wake.wait(timeout: .now()) == .success {} }
+            if shared.stopped.withLock({ $0 }) { return }
+            #if canImport(Darwin)
+                if woken, kernelEvents {
+                    // A rename may have changed the way: the sources are opened anew.
+                    for source in sources { source.cancel() }
+                    sources = openSources(for: path, filter: filter, queue: queue, wake: shared.wake)
+                }
+            #endif
             let current = Snapshot(of: path, filter: filter)
             if current != last {
                 last = current
@@ -226,7 +209,7 @@ final class FileWatcher: Sendable {
         case entry(FileSystem.Stamp)
         case directory(FileSystem.Stamp, entries: [String: FileSystem.Stamp])
 
-        init(of path: String, filter: NameFilter = NameFilter(names: nil)) {
+        init(of path: String, filter: NameFilter) {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 self = .missing
@@ -268,10 +251,7 @@ final class FileWatcher: Sendable {
     /// directory at the end, the directory itself, and the entries on the way to where each link in it that
     /// matters leads (every link when `filter` has no names; else those it names, and `..data`, looked up one by
     /// one without listing the directory).
-    /// - Returns: The directories, and the end when it is a directory (`nil` otherwise).
-    static func directoriesToWatch(
-        for path: String, filter: NameFilter = NameFilter(names: nil)
-    ) -> (directories: [String: WatchedDirectory], end: String?) {
+    static func directoriesToWatch(for path: String, filter: NameFilter) -> [String: WatchedDirectory] {
         var directories: [String: WatchedDirectory] = [:]
         func add(_ entries: [FileSystem.DirectoryEntry]) {
             for (directory, name) in entries {
@@ -280,10 +260,10 @@ final class FileWatcher: Sendable {
         }
         let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
         add(entries)
-        guard reachedTheEnd, let last = entries.last else { return (directories, nil) }
+        guard reachedTheEnd, let last = entries.last else { return directories }
         let end = joined(last.directory, last.name)
         var info = stat()
-        guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return (directories, nil) }
+        guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return directories }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
         for name in filter.namesToLookAt(in: end) {
             let entry = joined(end, name)
@@ -291,7 +271,7 @@ final class FileWatcher: Sendable {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)
             }
         }
-        return (directories, end)
+        return directories
     }
 
     /// `name` in `directory`.

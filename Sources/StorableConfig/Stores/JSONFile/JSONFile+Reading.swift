@@ -13,35 +13,37 @@ extension JSONFile {
         case fail
     }
 
-    /// Finishes a rewrite in place that a crash cut short (see ``FileSystem/replaceFile(at:with:permissions:)``):
-    /// when the copy of the new contents is beside the file and the file does not hold a JSON object (it was torn),
-    /// puts the copy's contents in the file. The copy is removed either way: a file that parses was rewritten
-    /// whole, or not yet touched, or written by someone since, and is kept. One failed `open` when there is no
-    /// copy. Called under the side file's lock.
-    static func finishInterruptedRewrite(of destination: FileSystem.Destination) throws {
-        guard let copy = try? FileSystem.contents(ofPath: destination.rewriteCopy) else { return }
-        if let current = try? FileSystem.contents(ofPath: destination.path),
-            (try? JSONText.parseObject(current)) == nil
-        {
-            _ = try FileSystem.overwrite(atPath: destination.path, with: copy)
+    /// Runs `body` holding the side file's lock of `destination`, after finishing a rewrite in place that a crash
+    /// cut short (see ``FileSystem/replaceFile(at:with:permissions:)``): when the copy of the new contents is beside
+    /// the file and the file does not hold a JSON object (it was torn), puts the copy's contents in the file. The
+    /// copy is removed either way: a file that parses was rewritten whole, or not yet touched, or written by someone
+    /// since, and is kept. One failed `open` when there is no copy.
+    func underLock<Result>(of destination: FileSystem.Destination, _ body: () throws -> Result) throws -> Result {
+        try FileSystem.withExclusiveLock(on: destination) {
+            if let copy = try? FileSystem.contents(ofPath: destination.rewriteCopy) {
+                if let current = try? FileSystem.contents(ofPath: destination.path),
+                    (try? JSONText.parseObject(current)) == nil
+                {
+                    _ = try FileSystem.overwrite(atPath: destination.path, with: copy)
+                }
+                unlink(destination.rewriteCopy)
+            }
+            return try body()
         }
-        unlink(destination.rewriteCopy)
     }
 
-    /// ``readFromDisk(at:ifCorrupt:holdingLock:)`` under the side file's lock, after finishing a rewrite in place
-    /// that a crash cut short: for a file that did not parse when read without the lock, which may have been a
-    /// file that is a mount point, read while another process rewrote it in place.
+    /// ``readFromDisk(at:ifCorrupt:holdingLock:)`` run ``underLock(of:_:)``: for a file that did not parse when
+    /// read without the lock, which may have been a file that is a mount point, read while another process rewrote
+    /// it in place.
     private func readFromDiskUnderLock(at target: String?, ifCorrupt action: CorruptFileAction) throws
         -> FileSystem.Kind
     {
-        let file = try target ?? FileSystem.endOfLinks(from: path) ?? path
-        let lockPath = file + ".lock"
+        let destination = try destination(at: target ?? FileSystem.endOfLinks(from: path))
         do {
-            return try FileSystem.withExclusiveLock(onPath: lockPath, for: file) {
-                try Self.finishInterruptedRewrite(of: FileSystem.Destination(path: file))
-                return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
+            return try underLock(of: destination) {
+                try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
             }
-        } catch let failure as FileSystem.Failure where failure.path == lockPath {
+        } catch let failure as FileSystem.Failure where failure.path == destination.lockPath {
             // No lock to be had (a directory or a lock file this process may not write): decide on the file as
             // it is, as a reader did before reads took the lock, so that the reason given is the file's.
             return try readFromDisk(at: target, ifCorrupt: action, holdingLock: true)
@@ -51,7 +53,7 @@ extension JSONFile {
     /// Reads the file if it changed since it was last read or written, then lays the unwritten changes on
     /// top. Called with `lock` held. A file that does not parse is read again under the side file's lock before it
     /// is moved aside or refused, unless `holdingLock` says that lock is held already.
-    /// - Parameter target: Where `path` leads, if known: the end of its symbolic links.
+    /// - Parameter target: Where `path` leads, if known: the end of its symbolic links, or `path` itself.
     /// - Returns: What the one `stat` of the path found.
     func readFromDisk(
         at target: String? = nil, ifCorrupt action: CorruptFileAction = .quarantine, holdingLock: Bool = false
@@ -99,8 +101,11 @@ extension JSONFile {
                 // Keep what this process last knew; the next write puts it back on disk, the next read retries.
                 stamp = nil
             }
-        default:
-            throw FileSystem.Failure(path: path, reason: "it is no longer a regular file")
+        case .directory:
+            throw FileSystem.Failure(path: path, reason: "it is a directory; give the path of a file")
+        case .other:
+            // Not opened: a FIFO would wait for a writer.
+            throw FileSystem.Failure(path: path, reason: "it is not a regular file")
         }
         for (key, value) in unwritten {
             setStoredValue(value, forKey: key)

@@ -48,9 +48,8 @@ final class JSONFile: @unchecked Sendable {
         try watcher.withLock { watcher in
             guard watcher == nil else { return }
             try failing(on: path) {
-                let directory = (path as NSString).deletingLastPathComponent
-                if case .missing = try FileSystem.kind(ofPath: directory) {
-                    try FileSystem.createDirectory(atPath: directory, for: path)
+                if case .missing = try FileSystem.kind(ofPath: destination.directory) {
+                    try FileSystem.createDirectory(atPath: destination.directory, for: path)
                 }
                 watcher = try FileWatcher(path: path, pollingInterval: pollingInterval, forcePolling: forcePolling) {
                     [weak self] in self?.changedOnDisk()
@@ -70,16 +69,10 @@ final class JSONFile: @unchecked Sendable {
     /// does not parse is left alone: someone may be writing it in place, and the next event reads it again.
     private func changedOnDisk() {
         do {
-            try OutsideLocks.deferring {
-                try lock.withLock {
-                    try failing(on: path) { _ = try readFromDisk(ifCorrupt: .keep) }
-                }
-            }
+            try reload(ifCorrupt: .keep)
         } catch {
             StorableConfig.report(.reloadFailed(store: "JSON file \(path)", reason: "\(error)"))
-            return
         }
-        announceExternalChanges()
     }
 
     private static let openFiles = Locked<[String: WeakFile]>([:])
@@ -99,25 +92,12 @@ final class JSONFile: @unchecked Sendable {
     private init(path: String, ifCorrupt action: CorruptFileAction) throws {
         self.path = path
         destination = FileSystem.Destination(path: path)
-        try failing(on: path) {
-            switch try FileSystem.kind(ofPath: path) {
-            case .directory:
-                throw FileSystem.Failure(path: path, reason: "it is a directory; give the path of a file")
-            case .other:
-                throw FileSystem.Failure(path: path, reason: "it is not a regular file")
-            case .missing, .file:
-                _ = try readFromDisk(ifCorrupt: action)
-            }
-        }
+        try failing(on: path) { _ = try readFromDisk(ifCorrupt: action) }
         externallyChanged = []
     }
 
     var allValues: [String: StoredValue] {
         lock.withLock { values }
-    }
-
-    func value(forKey key: String) -> StoredValue? {
-        lock.withLock { storedValue(forKey: key) }
     }
 
     func values(forKeys keys: [String]) -> [String: StoredValue] {
@@ -171,8 +151,8 @@ final class JSONFile: @unchecked Sendable {
     /// Refuses a value that nests deeper than the file's reader reads: written, it would make the whole file
     /// unreadable at the next start. (A setting's value is refused before it gets here; this is for code that
     /// calls the store itself.)
-    private static func refuseTooDeep(_ changes: [String: StoredValue?]) throws {
-        for case let (key, value?) in changes where value.nests(deeperThan: StoredValue.maximumDepth) {
+    private static func refuseTooDeep(_ values: [String: StoredValue]) throws {
+        for (key, value) in values where value.nests(deeperThan: StoredValue.maximumDepth) {
             throw StorableConfigError.encodingFailed(
                 key: key,
                 reason: "the value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, deeper than "
@@ -180,12 +160,10 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
-    func apply(_ changes: [String: StoredValue?]) throws {
-        try Self.refuseTooDeep(changes)
-        try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
-            try write(changes: { changes })
-        }
+    /// Stores `values` and removes `keysToRemove` in one write.
+    func apply(_ values: [String: StoredValue], removing keysToRemove: [String]) throws {
+        try Self.refuseTooDeep(values)
+        try write { (values, keysToRemove) }
     }
 
     /// Replaces the values of `keys` by `transform` of the values in the file as it is now, under the file's
@@ -193,44 +171,48 @@ final class JSONFile: @unchecked Sendable {
     func updateValues(
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
-        try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
-            var updated: [String: StoredValue] = [:]
-            // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
-            // others write meanwhile. The caller keeps its change and applies it again later.
-            try write(remembering: false) { [self] in
-                var current: [String: StoredValue] = [:]
-                for key in keys { current[key] = storedValue(forKey: key) }
-                let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
-                updated = result
-                var changes = changed.mapValues(Optional.some)
-                for key in removed { changes[key] = .some(nil) }
-                try Self.refuseTooDeep(changes)
-                return changes
-            }
-            return updated
+        var updated: [String: StoredValue] = [:]
+        // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
+        // others write meanwhile. The caller keeps its change and applies it again later.
+        try write(remembering: false) { [self] in
+            var current: [String: StoredValue] = [:]
+            for key in keys { current[key] = storedValue(forKey: key) }
+            let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+            updated = result
+            try Self.refuseTooDeep(changed)
+            return (changed, removed)
         }
+        return updated
     }
 
-    /// Tells the configs bound to the file of the keys that the last read found changed by someone else.
-    /// Called without `lock`; inside a config's write, the configs are told when it ends.
-    private func announceExternalChanges() {
-        let keys = lock.withLock {
-            defer { externallyChanged = [] }
-            return externallyChanged
+    /// Runs `body` with `lock` held, then, without it, tells the configs bound to the file of the keys that its
+    /// reads found changed by someone else; what they do, and what is reported meanwhile, waits until `body` has
+    /// returned (inside a config's write, until the write ends).
+    private func withLockAnnouncing<Result>(_ body: () throws -> Result) throws -> Result {
+        try OutsideLocks.deferring {
+            defer {
+                let keys = lock.withLock {
+                    defer { externallyChanged = [] }
+                    return externallyChanged
+                }
+                if !keys.isEmpty { StoreHub.existingHub(for: self)?.storageChanged(keys: keys) }
+            }
+            return try lock.withLock(body)
         }
-        guard !keys.isEmpty else { return }
-        StoreHub.existingHub(for: self)?.storageChanged(keys: keys)
     }
 
     /// Writes the changes that `changes` computes from the freshest values: those in the file, read under
     /// its lock, or, if the file cannot be reached, those in memory (the changes are then kept in memory and
     /// written with the next write that succeeds).
-    private func write(remembering: Bool = true, changes: () throws -> [String: StoredValue?]) throws {
-        try lock.withLock {
+    private func write(
+        remembering: Bool = true, changes: () throws -> (values: [String: StoredValue], removed: [String])
+    ) throws {
+        try withLockAnnouncing {
             var applied = false
             func applyChanges() throws {
-                let changes = try changes()
+                let (assigned, removed) = try changes()
+                var changes = assigned.mapValues(Optional.some)
+                for key in removed { changes[key] = .some(nil) }
                 for (key, value) in changes {
                     let isRespelling = setStoredValue(value, forKey: key)
                     guard remembering else { continue }
@@ -248,10 +230,12 @@ final class JSONFile: @unchecked Sendable {
                     // the lock taken is the one beside the file it leads to, which a store opened on that file
                     // takes too.
                     let linkEnd = try FileSystem.endOfLinks(from: path)
-                    try FileSystem.withExclusiveLock(
-                        onPath: (linkEnd ?? path) + ".lock", for: linkEnd ?? path
-                    ) {
-                        try writeLocked(to: linkEnd, applyChanges)
+                    let target = destination(at: linkEnd)
+                    do {
+                        try underLock(of: target) { try writeLocked(to: target, applyChanges) }
+                    } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target.path {
+                        failure.reason += " (the settings file \(path) is a symbolic link to it)"
+                        throw failure
                     }
                 }
             } catch let error as StorableConfigError {
@@ -266,43 +250,37 @@ final class JSONFile: @unchecked Sendable {
         }
     }
 
-    /// The part of a write done under the file's lock: merge into the file at `path`, or at `linkEnd` where
-    /// `path` is a symbolic link, as it is now, so that other processes' writes survive, apply the changes, and
-    /// replace the file. Called with `lock` held.
-    private func writeLocked(to linkEnd: String?, _ applyChanges: () throws -> Void) throws {
-        let target = linkEnd ?? path
-        do {
-            // Through a link, worked out at each write (a few microseconds, against the write's milliseconds).
-            let destination = linkEnd.map { FileSystem.Destination(path: $0) } ?? self.destination
-            try Self.finishInterruptedRewrite(of: destination)
-            // The one look at the path, which also gives the mode to keep.
-            let kind = try readFromDisk(at: linkEnd, holdingLock: true)
-            try applyChanges()
-            var permissions: mode_t = 0o600
-            if case .file(_, let existing) = kind {
-                // The mode bits say what the user meant, also for root, whom access(2) lets write.
-                guard existing & 0o222 != 0, access(target, W_OK) == 0 else {
-                    throw FileSystem.Failure(
-                        path: target, reason: "the file is read-only; make it writable to change settings")
-                }
-                permissions = existing
+    /// The part of a write done under the file's lock: merge into the file at `target` (`path`, or the end of its
+    /// symbolic links) as it is now, so that other processes' writes survive, apply the changes, and replace the
+    /// file. Called with `lock` held.
+    private func writeLocked(to target: FileSystem.Destination, _ applyChanges: () throws -> Void) throws {
+        // The one look at the path, which also gives the mode to keep.
+        let kind = try readFromDisk(at: target.path, holdingLock: true)
+        try applyChanges()
+        var permissions: mode_t = 0o600
+        if case .file(_, let existing) = kind {
+            // The mode bits say what the user meant, also for root, whom access(2) lets write.
+            guard existing & 0o222 != 0, access(target.path, W_OK) == 0 else {
+                throw FileSystem.Failure(
+                    path: target.path, reason: "the file is read-only; make it writable to change settings")
             }
-            let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
-            stamp = try FileSystem.replaceFile(at: destination, with: data, permissions: permissions)
-            unwritten = [:]
-            if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
-        } catch var failure as FileSystem.Failure where linkEnd != nil && failure.path == target {
-            failure.reason += " (the settings file \(path) is a symbolic link to it)"
-            throw failure
+            permissions = existing
         }
+        let data = FileText.data(members: values, rawMembers: rawMembers, respellings: respellings)
+        stamp = try FileSystem.replaceFile(at: target, with: data, permissions: permissions)
+        unwritten = [:]
+        if !unwrittenRespellings.isEmpty { unwrittenRespellings = [:] }
     }
 
-    func reload() throws {
-        try OutsideLocks.deferring {
-            defer { announceExternalChanges() }
-            try lock.withLock {
-                try failing(on: path) { _ = try readFromDisk() }
-            }
+    /// Where the file at `linkEnd`, the end of `path`'s symbolic links, is written; `path`'s own when `nil`. Through
+    /// a link, worked out at each write (a few microseconds, against the write's milliseconds).
+    func destination(at linkEnd: String?) -> FileSystem.Destination {
+        linkEnd.map { FileSystem.Destination(path: $0) } ?? destination
+    }
+
+    func reload(ifCorrupt action: CorruptFileAction = .quarantine) throws {
+        try withLockAnnouncing {
+            try failing(on: path) { _ = try readFromDisk(ifCorrupt: action) }
         }
     }
 }

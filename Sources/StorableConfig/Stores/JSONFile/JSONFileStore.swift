@@ -160,13 +160,8 @@ public final class JSONFileStore: IdentifiedConfigStore, CustomStringConvertible
     /// - Throws: ``StorableConfigError/fileUnusable(path:reason:)`` if the file cannot be written (the
     ///   changes are then kept in memory and written with the next write that succeeds).
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        func write(_ values: [String: StoredValue], _ keysToRemove: [String]) throws {
-            var changes = values.mapValues(Optional.some)
-            for key in keysToRemove { changes[key] = .some(nil) }
-            try file.apply(changes)
-        }
-        guard let secretRouter else { return try write(values, keysToRemove) }
-        try secretRouter.applySecretChanges(values, removing: keysToRemove, plainWrite: write)
+        guard let secretRouter else { return try file.apply(values, removing: keysToRemove) }
+        try secretRouter.applySecretChanges(values, removing: keysToRemove, plainWrite: file.apply)
     }
 
     /// Replaces the values of `keys` by `transform` of their values in the file as it is now, as one write
