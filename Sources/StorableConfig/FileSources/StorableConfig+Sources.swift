@@ -196,7 +196,8 @@ extension StorableConfig {
             let option = ConfigOverrides.argumentName(configName: configName, name: name)
             switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
             case .some(.some(let text)):
-                candidates.append(OverrideCandidate(source: .argument, origin: "launch argument \(option)", text: text))
+                candidates.append(
+                    OverrideCandidate(source: .argument, origin: "launch argument \(option)", value: .text(text)))
             case .some(.none):
                 problems.append(
                     .invalidOverride(
@@ -210,7 +211,8 @@ extension StorableConfig {
             let variable = layers.variableNames[index]
             if let text = environment[variable] {
                 candidates.append(
-                    OverrideCandidate(source: .environment, origin: "environment variable \(variable)", text: text))
+                    OverrideCandidate(
+                        source: .environment, origin: "environment variable \(variable)", value: .text(text)))
             }
         }
         return candidates

@@ -87,20 +87,6 @@ struct OverrideCandidate: Sendable {
     var layer = ""
     /// Whether the source is declared secret.
     var isSecret = false
-
-    init(source: SettingLayer, origin: String, text: String) {
-        self.source = source
-        self.origin = origin
-        self.value = .text(text)
-    }
-
-    init(source: SettingLayer, origin: String, value: CandidateValue, layer: String, isSecret: Bool) {
-        self.source = source
-        self.origin = origin
-        self.value = value
-        self.layer = layer
-        self.isSecret = isSecret
-    }
 }
 
 /// What resolving a setting's layers found.
