@@ -32,10 +32,10 @@ final class SettingOverride<Value> {
         self.partialForm = partialForm
     }
 
-    /// Whether `self` and `other` are the same value from the same place.
-    func isSame(as other: SettingOverride<Value>?) -> Bool {
-        guard let other else { return false }
-        return other === self || (other.origin == origin && other.text == text)
+    /// Whether `self` and `other` are the same value from the same place, or both `nil`.
+    static func areSame(_ one: SettingOverride<Value>?, _ other: SettingOverride<Value>?) -> Bool {
+        guard let one, let other else { return one == nil && other == nil }
+        return one === other || (one.origin == other.origin && one.text == other.text)
     }
 }
 
@@ -280,11 +280,10 @@ extension Setting {
             let old = (extras.overridden, extras.fallback)
             guard generation >= extras.layerGeneration else { return (old, false, false) }
             extras.layerGeneration = generation
-            let aboveChanged = (newAbove == nil) != (old.0 == nil) || (newAbove.map { !$0.isSame(as: old.0) } ?? false)
+            let aboveChanged = !SettingOverride.areSame(newAbove, old.0)
             var belowChanged = false
             if let newBelow {
-                belowChanged =
-                    (newBelow == nil) != (old.1 == nil) || (newBelow.map { !$0.isSame(as: old.1) } ?? false)
+                belowChanged = !SettingOverride.areSame(newBelow, old.1)
                 extras.fallback = newBelow
             }
             extras.overridden = newAbove
