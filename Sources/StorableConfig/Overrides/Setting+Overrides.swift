@@ -247,28 +247,18 @@ extension Setting {
                     isFirstLoad || candidate.layer.isEmpty || candidate.source == .managed
                     ? nil : lastGood[candidate.layer]
                 let shown = isSecret || candidate.isSecret ? StorableConfigError.redacted : candidate.value.text
-                if kept == nil {
-                    outcome.problems.append(
-                        (
-                            candidate.layer,
-                            .invalidOverride(origin: candidate.origin, key: key, value: shown, reason: problem)
-                        ))
-                } else {
-                    outcome.problems.append(
-                        (
-                            candidate.layer,
-                            .invalidValue(
-                                key: key, value: shown,
-                                reason:
-                                    "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid "
-                                    + "value that source gave"
-                            )
-                        ))
+                guard let kept else {
+                    let error = StorableConfigError.invalidOverride(
+                        origin: candidate.origin, key: key, value: shown, reason: problem)
+                    outcome.problems.append((candidate.layer, error))
+                    continue
                 }
-                if let kept {
-                    good[candidate.layer] = kept
-                    return kept
-                }
+                let reason =
+                    "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid value that "
+                    + "source gave"
+                outcome.problems.append((candidate.layer, .invalidValue(key: key, value: shown, reason: reason)))
+                good[candidate.layer] = kept
+                return kept
             }
             return nil
         }
