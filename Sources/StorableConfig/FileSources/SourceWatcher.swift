@@ -2,25 +2,22 @@ import Foundation
 
 /// Calls `onChange` at each `UserDefaults.didChangeNotification` of one defaults object, as a ``FileWatcher`` calls
 /// it at each change of a file: what the managed app configuration is watched by.
+///
+/// `@unchecked Sendable`: its one property is set in `init` and never changed, and `NotificationCenter` is
+/// thread-safe.
 final class DefaultsWatcher: SourceWatcher, @unchecked Sendable {
-    /// Set once, in `init`; removed by `stop`, under the lock.
-    private let observer = Locked<(any NSObjectProtocol)?>(nil)
+    private let observer: any NSObjectProtocol
 
     init(_ defaults: ManagedDefaults?, onChange: @escaping @Sendable () -> Void) {
-        let token = NotificationCenter.default.addObserver(
+        observer = NotificationCenter.default.addObserver(
             forName: UserDefaults.didChangeNotification, object: defaults?.defaults ?? UserDefaults.standard,
             queue: nil
         ) { _ in onChange() }
-        observer.withLock { $0 = token }
     }
 
     /// Stops observing; a notification being delivered meanwhile may still call `onChange` once.
     func stop(waiting: Bool) {
-        let token = observer.withLock { observer -> (any NSObjectProtocol)? in
-            defer { observer = nil }
-            return observer
-        }
-        if let token { NotificationCenter.default.removeObserver(token) }
+        NotificationCenter.default.removeObserver(observer)
     }
 }
 
