@@ -32,12 +32,11 @@ extension StorableConfig {
     func applyLayers() {
         guard let layers = ConfigLayers.declared(by: type(of: self), names: schema.names) else { return }
         self.layers = layers
-        guard !layers.sources.isEmpty else {
-            _ = resolveLayers(layers, SourceRegistry.Snapshot(contents: [:], generation: 0), isFirstLoad: true)
-            return
+        var snapshot = SourceRegistry.Snapshot(contents: [:], generation: 0)
+        if !layers.sources.isEmpty {
+            for setting in settings { setting.prepareForLayers(hasLayerBelow: !layers.sources.belowStore.isEmpty) }
+            snapshot = SourceRegistry.shared.subscribe(self, to: layers.sources.all)
         }
-        for setting in settings { setting.prepareForLayers(hasLayerBelow: !layers.sources.belowStore.isEmpty) }
-        let snapshot = SourceRegistry.shared.subscribe(self, to: layers.sources.all)
         _ = resolveLayers(layers, snapshot, isFirstLoad: true)
     }
 
