@@ -59,6 +59,24 @@ final class SourceRegistry: Sendable {
                 contents: chosen.mapValues(\.contents), generation: generation,
                 ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
         }
+
+        /// Adds (or takes away) a subscriber's `claims` to those of `source`. When a name the source gives comes to
+        /// match two settings or more, or stops to, counts the generation up and returns the configs that read the
+        /// source, to be told.
+        mutating func claim(_ claims: [String: String], on source: ConfigSource, adding: Bool) -> [StorableConfig] {
+            var changed = false
+            for (name, key) in claims {
+                var keys = entries[source]?.claimed[name] ?? [:]
+                let wasAmbiguous = keys.count > 1
+                keys[key, default: 0] += adding ? 1 : -1
+                if keys[key] == 0 { keys[key] = nil }
+                entries[source]?.claimed[name] = keys.isEmpty ? nil : keys
+                if wasAmbiguous != (keys.count > 1), entries[source]?.contents.entries[name] != nil { changed = true }
+            }
+            guard changed, let entry = entries[source] else { return [] }
+            generation += 1
+            return entry.subscribers.values.compactMap(\.config)
+        }
     }
 
     private let state = Locked(State())
@@ -92,10 +110,7 @@ final class SourceRegistry: Sendable {
                 if source.readsByName { state.entries[source]!.names.formUnion(names) }
                 let claims = source.format == .managedAppConfiguration ? claims : [:]
                 // A name that matched one setting matches two now: the configs that read it are told.
-                if Self.claim(claims, in: &state.entries[source]!, adding: true) {
-                    state.generation += 1
-                    told += state.entries[source]!.subscribers.values.compactMap(\.config)
-                }
+                told += state.claim(claims, on: source, adding: true)
                 let subscriber = Subscriber(config: config, claims: claims)
                 state.entries[source]!.subscribers[ObjectIdentifier(config.context)] = subscriber
             }
@@ -162,11 +177,8 @@ final class SourceRegistry: Sendable {
             var told: [StorableConfig] = []
             for source in Set(sources) {
                 guard let gone = state.entries[source]?.subscribers.removeValue(forKey: context) else { continue }
-                if Self.claim(gone.claims, in: &state.entries[source]!, adding: false) {
-                    // A name that matched two settings matches one now: the configs that read it are told.
-                    state.generation += 1
-                    told += state.entries[source]!.subscribers.values.compactMap(\.config)
-                }
+                // A name that matched two settings matches one now: the configs that read it are told.
+                told += state.claim(gone.claims, on: source, adding: false)
                 guard state.entries[source]?.subscribers.isEmpty == true else { continue }
                 if let watcher = state.entries[source]?.watcher { unwatched.append(watcher) }
                 state.entries[source] = nil
@@ -269,20 +281,5 @@ final class SourceRegistry: Sendable {
             claims["\(configName).\(name)"] = key
         }
         return claims
-    }
-
-    /// Adds (or takes away) a subscriber's `claims` to `entry`'s; returns whether a name the contents give came to
-    /// match two settings or more, or stopped to.
-    private static func claim(_ claims: [String: String], in entry: inout Entry, adding: Bool) -> Bool {
-        var changed = false
-        for (name, key) in claims {
-            var keys = entry.claimed[name] ?? [:]
-            let wasAmbiguous = keys.count > 1
-            keys[key, default: 0] += adding ? 1 : -1
-            if keys[key] == 0 { keys[key] = nil }
-            entry.claimed[name] = keys.isEmpty ? nil : keys
-            if wasAmbiguous != (keys.count > 1), entry.contents.entries[name] != nil { changed = true }
-        }
-        return changed
     }
 }
