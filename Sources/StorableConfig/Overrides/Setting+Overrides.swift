@@ -1,41 +1,29 @@
 import Foundation
 
-/// A value that a layer gives (an override, or a file source above or below the store) and where it comes from. A
+/// A value that a layer gives (an override, or a file source above or below the store), read from its candidate. A
 /// class, so that reading whether a setting has one looks up no generic type.
 final class SettingOverride<Value> {
     let value: Value
-    let source: SettingLayer
-    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`,
-    /// `file /etc/app/conf.d/APP_CONFIG_USER_NAME`.
-    let origin: String
+    /// What the layer gave: where it comes from, whether it is secret, the layer's identity.
+    let candidate: OverrideCandidate
     /// The text or JSON the value was read from: two values from one origin with one text are the same.
     let text: String
-    /// Whether the source is declared secret: the value is never shown.
-    let isSecret: Bool
-    /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
-    let layer: String
     /// The JSON object given, when it leaves out fields of the type: they are read from the stored value, else
     /// from the layer below, else from the declared default, as `value` has them (see
     /// `Setting.valueFilledFromLayersBelow`).
     let partialForm: StoredValue?
 
-    init(
-        value: Value, source: SettingLayer, origin: String, text: String, isSecret: Bool, layer: String,
-        partialForm: StoredValue? = nil
-    ) {
+    init(_ value: Value, readFrom candidate: OverrideCandidate, partialForm: StoredValue?) {
         self.value = value
-        self.source = source
-        self.origin = origin
-        self.text = text
-        self.isSecret = isSecret
-        self.layer = layer
+        self.candidate = candidate
+        text = candidate.value.text
         self.partialForm = partialForm
     }
 
     /// Whether `self` and `other` are the same value from the same place, or both `nil`.
     static func areSame(_ one: SettingOverride<Value>?, _ other: SettingOverride<Value>?) -> Bool {
         guard let one, let other else { return one == nil && other == nil }
-        return one === other || (one.origin == other.origin && one.text == other.text)
+        return one === other || (one.candidate.origin == other.candidate.origin && one.text == other.text)
     }
 }
 
@@ -116,7 +104,7 @@ extension Setting {
     /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
     /// default.
     public var layer: SettingLayer {
-        if let layer = appliedLayerValue { return layer.source }
+        if let layer = appliedLayerValue { return layer.candidate.source }
         return isSet ? .stored : .default
     }
 
@@ -125,7 +113,7 @@ extension Setting {
     /// `the store` (or what the store says of the value, such as `iCloud (device "iPad")`: see
     /// ``ConfigStore/origin(forKey:)``), or `the declared default`.
     public var origin: String {
-        if let layer = appliedLayerValue { return layer.origin }
+        if let layer = appliedLayerValue { return layer.candidate.origin }
         guard isSet else { return "the declared default" }
         guard let binding = locked({ binding }) else { return "the store" }
         return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
@@ -137,15 +125,15 @@ extension Setting {
         guard let extras else { return nil }
         let fallback = locked { extras.appliedLayer == .below ? nil : extras.fallback }
         guard let fallback else { return nil }
-        let shown = isSecret || fallback.isSecret ? StorableConfigError.redacted : fallback.text
-        return HiddenSourceValue(valueText: shown, origin: fallback.origin)
+        let shown = isSecret || fallback.candidate.isSecret ? StorableConfigError.redacted : fallback.text
+        return HiddenSourceValue(valueText: shown, origin: fallback.candidate.origin)
     }
 
     /// Whether the value is never shown: the setting is declared secret, or the value it reads comes from a source
     /// declared secret.
     public var isRedacted: Bool {
         if isSecret { return true }
-        return appliedLayerValue?.isSecret ?? false
+        return appliedLayerValue?.candidate.isSecret ?? false
     }
 
     /// Makes the setting ready for layers that change while the config is in use: in the config's initializer,
@@ -232,10 +220,7 @@ extension Setting {
                     if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
                         problem = reason
                     } else {
-                        let taken = SettingOverride(
-                            value: value, source: candidate.source, origin: candidate.origin,
-                            text: candidate.value.text, isSecret: candidate.isSecret, layer: candidate.layer,
-                            partialForm: partialForm)
+                        let taken = SettingOverride(value, readFrom: candidate, partialForm: partialForm)
                         if !candidate.layer.isEmpty { good[candidate.layer] = taken }
                         return taken
                     }
@@ -294,7 +279,7 @@ extension Setting {
         withExtendedLifetime(releasedLastGood) {}
         // Layers of an older generation than those the setting holds were not taken: nothing to report.
         guard taken else { return LayerOutcome() }
-        if hidden, let below = newBelow ?? nil { outcome.hidden = (below.layer, below.origin) }
+        if hidden, let below = newBelow ?? nil { outcome.hidden = (below.candidate.layer, below.candidate.origin) }
         return outcome
     }
 
@@ -305,12 +290,12 @@ extension Setting {
             extras.reportedOverriddenAssignment = true
             return true
         }
-        if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.origin)) }
+        if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.candidate.origin)) }
     }
 
     var isBool: Bool { Value.self == Bool.self }
 
     var overrideDescription: (source: SettingLayer, origin: String)? {
-        overridden.map { ($0.source, $0.origin) }
+        overridden.map { ($0.candidate.source, $0.candidate.origin) }
     }
 }
