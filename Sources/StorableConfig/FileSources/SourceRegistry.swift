@@ -19,7 +19,9 @@ final class SourceRegistry: Sendable {
         var contents: SourceContents
         /// By the config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
-        var watcher: (any SourceWatcher)?
+        /// Stops the source's watcher (a ``FileWatcher``, or a ``DefaultsWatcher`` for the managed app
+        /// configuration) without waiting for it.
+        var stopWatching: (@Sendable () -> Void)?
         /// For a directory, the names its configs' settings can take (their keys and environment variables):
         /// only these files are read, and only events for them (and the kubelet's) read it again. Grows as
         /// configs of other classes subscribe.
@@ -138,15 +140,17 @@ final class SourceRegistry: Sendable {
 
     /// Starts the watcher of `source`, which a subscriber just added; a source that cannot be watched is reported.
     private func watch(_ source: ConfigSource) {
-        let watcher: any SourceWatcher
+        let stop: @Sendable () -> Void
         let names: (@Sendable () -> Set<String>)? =
             source.format == .directory
             ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
         do {
             if source.format == .managedAppConfiguration {
-                watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
+                let watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
+                stop = { watcher.stop() }
             } else {
-                watcher = try FileWatcher(path: source.path, names: names) { [weak self] in self?.refresh(source) }
+                let watcher = try FileWatcher(path: source.path, names: names) { [weak self] in self?.refresh(source) }
+                stop = { watcher.stop(waiting: false) }
             }
         } catch {
             reportOnce(
@@ -156,12 +160,8 @@ final class SourceRegistry: Sendable {
                 for: source)
             return
         }
-        let kept = state.withLock { state -> Bool in
-            guard state.entries[source] != nil, state.entries[source]?.watcher == nil else { return false }
-            state.entries[source]?.watcher = watcher
-            return true
-        }
-        if !kept { watcher.stop(waiting: false) }
+        // The entry is there: the config that made it, still in its initializer, reads it.
+        state.withLock { $0.entries[source]?.stopWatching = stop }
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
@@ -172,20 +172,20 @@ final class SourceRegistry: Sendable {
     /// it reports meanwhile finds no entry for its source (or the entry of a config that subscribed since, which
     /// reads the source again and finds what it holds).
     func unsubscribe(context: ObjectIdentifier, from sources: [ConfigSource]) {
-        let (unwatched, told) = state.withLock { state -> ([any SourceWatcher], [StorableConfig]) in
-            var unwatched: [any SourceWatcher] = []
+        let (unwatched, told) = state.withLock { state -> ([@Sendable () -> Void], [StorableConfig]) in
+            var unwatched: [@Sendable () -> Void] = []
             var told: [StorableConfig] = []
             for source in Set(sources) {
                 guard let gone = state.entries[source]?.subscribers.removeValue(forKey: context) else { continue }
                 // A name that matched two settings matches one now: the configs that read it are told.
                 told += state.claim(gone.claims, on: source, adding: false)
                 guard state.entries[source]?.subscribers.isEmpty == true else { continue }
-                if let watcher = state.entries[source]?.watcher { unwatched.append(watcher) }
+                if let stop = state.entries[source]?.stopWatching { unwatched.append(stop) }
                 state.entries[source] = nil
             }
             return (unwatched, told)
         }
-        for watcher in unwatched { watcher.stop(waiting: false) }
+        for stop in unwatched { stop() }
         for config in told { config.sourcesChanged(loadingAll: false) }
     }
 

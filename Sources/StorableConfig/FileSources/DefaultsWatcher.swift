@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: its one property is set in `init` and never changed, and `NotificationCenter` is
 /// thread-safe.
-final class DefaultsWatcher: SourceWatcher, @unchecked Sendable {
+final class DefaultsWatcher: @unchecked Sendable {
     private let observer: any NSObjectProtocol
 
     init(_ defaults: ManagedDefaults?, onChange: @escaping @Sendable () -> Void) {
@@ -16,16 +16,7 @@ final class DefaultsWatcher: SourceWatcher, @unchecked Sendable {
     }
 
     /// Stops observing; a notification being delivered meanwhile may still call `onChange` once.
-    func stop(waiting: Bool) {
+    func stop() {
         NotificationCenter.default.removeObserver(observer)
     }
 }
-
-/// What tells a ``SourceRegistry`` that a source changed: a ``FileWatcher`` for files, a ``DefaultsWatcher`` for the
-/// managed app configuration.
-protocol SourceWatcher: Sendable {
-    /// Stops calling back; `waiting`: until a call under way has returned, where the watcher can tell.
-    func stop(waiting: Bool)
-}
-
-extension FileWatcher: SourceWatcher {}
