@@ -82,8 +82,9 @@ final class SourceRegistry: Sendable {
     }
 
     private let state = Locked(State())
-    /// Held while a source is read and its reading installed: one reading at a time.
-    private let readings = NSLock()
+    /// Held while a source is read and its reading installed, never while a problem is reported or a config
+    /// told: one reading at a time.
+    private let readings = Lock()
 
     /// What a config reads from its sources: their contents, and the generation they are of.
     struct Snapshot {
@@ -211,16 +212,29 @@ final class SourceRegistry: Sendable {
     /// telling them (but `sparing`) if it changed and `tellingSubscribers`.
     ///
     /// Readings are made one at a time, each installed before the next starts, so that a reading of older bytes
-    /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
+    /// never replaces one of newer bytes (the lock guards files being read, never a config or a report: a config
+    /// told may run an observer that reloads the sources).
     @discardableResult
     private func refresh(
         _ source: ConfigSource, sparing: StorableConfig? = nil, tellingSubscribers: Bool = true
     ) -> [StorableConfig] {
         // The managed app configuration is read without that lock: `UserDefaults` may post the notification that
         // calls this from inside a call that a reading waits for. Its ticket keeps an older reading out.
-        let inTurn = source.format != .managedAppConfiguration
-        if inTurn { readings.lock() }
-        defer { if inTurn { readings.unlock() } }
+        let installed =
+            source.format == .managedAppConfiguration
+            ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
+        guard let (contents, changed, subscribers) = installed else { return [] }
+        guard changed else { return subscribers }
+        for problem in contents.problems { reportOnce(problem, for: source) }
+        if tellingSubscribers {
+            for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
+        }
+        return subscribers
+    }
+
+    /// Reads `source` and installs the reading unless a later one was installed meanwhile; returns it, whether it
+    /// changed what the source holds, and the configs that read it (`nil`: no config reads it any more).
+    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, Bool, [StorableConfig])? {
         guard
             let (last, names, ticket) = state.withLock({ state in
                 state.entries[source].map { entry in
@@ -228,7 +242,7 @@ final class SourceRegistry: Sendable {
                     return (entry.contents, entry.names, state.tickets)
                 }
             })
-        else { return [] }
+        else { return nil }
         let contents = SourceContents.read(source, names: source.readsByName ? names : nil, keepingFrom: last)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
             guard var entry = state.entries[source], entry.installedTicket < ticket else { return (false, []) }
@@ -256,12 +270,7 @@ final class SourceRegistry: Sendable {
             state.entries[source] = entry
             return (changed, entry.subscribers.values.compactMap(\.config))
         }
-        guard changed else { return subscribers }
-        for problem in contents.problems { reportOnce(problem, for: source) }
-        if tellingSubscribers {
-            for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
-        }
-        return subscribers
+        return (contents, changed, subscribers)
     }
 
     /// Reports `problem` unless it was reported for the source's current contents.
