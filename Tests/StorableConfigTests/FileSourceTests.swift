@@ -355,6 +355,25 @@ final class KubeletVolume: @unchecked Sendable {  // updated by one thread at a 
 @Suite(.serialized) struct LiveFileSourceTests {
     init() { ReportedErrors.install() }
 
+    @Test func anObserverMayReloadTheSourcesInsideTheChangeItHearsOf() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("config.json")
+        try #"{"srv.ServerConfig.port": 1}"#.write(to: file, atomically: true, encoding: .utf8)
+        let config = ServerConfig(store: InMemoryStore(), sources: ConfigSources(aboveStore: [.jsonFile(file.path)]))
+        let heard = Locked<[Int]>([])
+        // Told on the watcher's thread, which read the change: reading the files again there must not wait for it.
+        let token = config.$port.observe { value in
+            StorableConfig.reloadSources()
+            heard.withLock { $0.append(value) }
+        }
+        defer { token.cancel() }
+        try #"{"srv.ServerConfig.port": 2}"#.write(to: file, atomically: true, encoding: .utf8)
+        #expect(waitUntil { heard.withLock { $0 } == [2] }, "reloadSources() in an observer never returned")
+        // The watcher's thread still reads later changes.
+        try #"{"srv.ServerConfig.port": 3}"#.write(to: file, atomically: true, encoding: .utf8)
+        #expect(waitUntil { heard.withLock { $0 } == [2, 3] })
+    }
+
     @Test func aConfigMapVolumeSwappedByTheKubeletReachesObserversAsOrdinaryChanges() throws {
         let directory = TemporaryDirectory()
         let volume = try KubeletVolume(

@@ -76,7 +76,10 @@ struct DotEnvFile: Sendable {
     /// Reads `data`, bytes as read from disk.
     init(parsing data: Data) {
         var parser = Parser(bytes: [UInt8](data))
-        parser.run()
+        var index = 0
+        while index < parser.lines.count {
+            index = parser.statement(at: index)
+        }
         entries = parser.entries
         problems = parser.problems
     }
@@ -136,15 +139,8 @@ extension DotEnvFile {
             }
         }
 
-        mutating func run() {
-            var index = 0
-            while index < lines.count {
-                index = statement(at: index)
-            }
-        }
-
         /// Reads the statement that starts on line `index` (0-based); returns the index of the line after it.
-        private mutating func statement(at index: Int) -> Int {
+        mutating func statement(at index: Int) -> Int {
             let line = lines[index]
             let number = index + 1
             var start = skipBlanks(from: line.lowerBound, to: line.upperBound)

@@ -145,10 +145,10 @@ struct SourceContents: Sendable {
             }
             contents.readDirectory(source, names: names)
         case .dotEnv:
-            guard let data = contents.readFile(source.path, source: source, wasThere: true) else { return contents }
+            guard let data = contents.readFile(source.path, source: source) else { return contents }
             contents.readDotEnv(data, source: source)
         case .json:
-            guard let data = contents.readFile(source.path, source: source, wasThere: true) else { return contents }
+            guard let data = contents.readFile(source.path, source: source) else { return contents }
             contents.readJSON(data, source: source)
         case .managedAppConfiguration:
             break  // Read by `readManaged(from:names:)`, never from a file.
@@ -158,18 +158,17 @@ struct SourceContents: Sendable {
 
     /// The bytes of the file at `path` (read at `readPath`, its place in the generation being read), or `nil`
     /// with a problem. Opened without blocking and checked on the open descriptor, so that a FIFO or a device put
-    /// where a file was expected never holds the reading thread. A file gone that `wasThere` (found a moment
+    /// where a file was expected never holds the reading thread. The source's own file gone (found a moment
     /// before) went away in a swap: the reading starts again.
-    private mutating func readFile(
-        _ path: String, at readPath: String? = nil, source: ConfigSource, wasThere: Bool = false
-    ) -> Data? {
-        let place = path == source.path ? source.description : "file \(path)"
+    private mutating func readFile(_ path: String, at readPath: String? = nil, source: ConfigSource) -> Data? {
+        let isSource = path == source.path
+        let place = isSource ? source.description : "file \(path)"
         let descriptor = open(readPath ?? path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
             if code == ENOENT {
-                if wasThere {
+                if isSource {
                     vanished = true
                 } else {
                     problems.append(.sourceUnusable(where: place, reason: reason))

@@ -19,13 +19,16 @@ final class SourceRegistry: Sendable {
         var contents: SourceContents
         /// By the config's context, by which it unsubscribes from its `deinit` without loading the weak reference.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
-        var watcher: (any SourceWatcher)?
+        /// Stops the source's watcher (a ``FileWatcher``, or a ``DefaultsWatcher`` for the managed app
+        /// configuration) without waiting for it.
+        var stopWatching: (@Sendable () -> Void)?
         /// For a directory, the names its configs' settings can take (their keys and environment variables):
         /// only these files are read, and only events for them (and the kubelet's) read it again. Grows as
         /// configs of other classes subscribe.
         var names: Set<String> = []
-        /// The names `contents` were read with (`names` may have grown since, its reading not installed yet).
-        var readWith: Set<String> = []
+        /// The names `contents` were read with (`names` may have grown since, its reading not installed yet);
+        /// `nil` until the source is first read.
+        var readWith: Set<String>?
         /// The descriptions of the problems reported for these contents: each is reported once.
         var reported: Set<String> = []
         /// For the managed app configuration, the keys of the settings that each name matches, with how many
@@ -58,11 +61,30 @@ final class SourceRegistry: Sendable {
                 contents: chosen.mapValues(\.contents), generation: generation,
                 ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
         }
+
+        /// Adds (or takes away) a subscriber's `claims` to those of `source`. When a name the source gives comes to
+        /// match two settings or more, or stops to, counts the generation up and returns the configs that read the
+        /// source, to be told.
+        mutating func claim(_ claims: [String: String], on source: ConfigSource, adding: Bool) -> [StorableConfig] {
+            var changed = false
+            for (name, key) in claims {
+                var keys = entries[source]?.claimed[name] ?? [:]
+                let wasAmbiguous = keys.count > 1
+                keys[key, default: 0] += adding ? 1 : -1
+                if keys[key] == 0 { keys[key] = nil }
+                entries[source]?.claimed[name] = keys.isEmpty ? nil : keys
+                if wasAmbiguous != (keys.count > 1), entries[source]?.contents.entries[name] != nil { changed = true }
+            }
+            guard changed, let entry = entries[source] else { return [] }
+            generation += 1
+            return entry.subscribers.values.compactMap(\.config)
+        }
     }
 
     private let state = Locked(State())
-    /// Held while a source is read and its reading installed: one reading at a time.
-    private let readings = NSLock()
+    /// Held while a source is read and its reading installed, never while a problem is reported or a config
+    /// told: one reading at a time.
+    private let readings = Lock()
 
     /// What a config reads from its sources: their contents, and the generation they are of.
     struct Snapshot {
@@ -72,95 +94,41 @@ final class SourceRegistry: Sendable {
         var ambiguous: [ConfigSource: [String: [String]]] = [:]
     }
 
-    /// Subscribes `config` to `sources`, reading and watching those that no config read yet (and again those
-    /// whose files it names were not read yet), and returns their contents. Their problems are reported (once per
-    /// contents).
+    /// Subscribes `config` to `sources`, watching those that no config read yet, reads those it needs (a source no
+    /// config read yet, and a directory whose files it names were not read), and returns their contents. Their
+    /// problems are reported (once per contents).
     func subscribe(_ config: StorableConfig, to sources: [ConfigSource]) -> Snapshot {
         let sources = Array(Set(sources))
         let names = Set(config.schema.keys).union(config.layers?.variableNames ?? [])
-        var made: [ConfigSource: Entry] = [:]
-        var watchersNeeded: [ConfigSource] = []
-        var snapshot: Snapshot?
         let claims = sources.contains { $0.format == .managedAppConfiguration } ? Self.claims(of: config) : [:]
-        var told: [StorableConfig] = []
-        while snapshot == nil {
-            // A directory that configs of another class read: the files this one names are read too, before its
-            // settings take their values.
-            let widened = state.withLock { state -> [ConfigSource] in
-                sources.filter { source in
-                    guard source.readsByName, let entry = state.entries[source],
-                        !names.isSubset(of: entry.readWith)
-                    else { return false }
-                    state.entries[source]?.names.formUnion(names)
-                    return true
+        // Subscribed to every source at once, before any is read: a source this config reads is never dropped.
+        let (new, told) = state.withLock { state -> ([ConfigSource], [StorableConfig]) in
+            var new: [ConfigSource] = []
+            var told: [StorableConfig] = []
+            for source in sources {
+                if state.entries[source] == nil {
+                    state.entries[source] = Entry(contents: SourceContents())
+                    new.append(source)
                 }
+                if source.readsByName { state.entries[source]!.names.formUnion(names) }
+                let claims = source.format == .managedAppConfiguration ? claims : [:]
+                // A name that matched one setting matches two now: the configs that read it are told.
+                told += state.claim(claims, on: source, adding: true)
+                let subscriber = Subscriber(config: config, claims: claims)
+                state.entries[source]!.subscribers[ObjectIdentifier(config.context)] = subscriber
             }
-            for source in widened { refresh(source) }
-            let missing = state.withLock { state in sources.filter { state.entries[$0] == nil && made[$0] == nil } }
-            for source in missing {
-                let wanted = source.readsByName ? names : nil
-                made[source] = Entry(
-                    contents: SourceContents.read(source, names: wanted), names: wanted ?? [], readWith: wanted ?? [])
-            }
-            snapshot = state.withLock { state -> Snapshot? in
-                // A source whose last config went away since it was looked up is read again, and one that another
-                // config read meanwhile without this one's names is read with them: subscribe to all or to none.
-                let ready = sources.allSatisfy { source in
-                    guard let entry = state.entries[source] else { return made[source] != nil }
-                    return !source.readsByName || names.isSubset(of: entry.readWith)
-                }
-                guard ready else { return nil }
-                for source in sources {
-                    if state.entries[source] == nil, let entry = made[source] {
-                        state.entries[source] = entry
-                        watchersNeeded.append(source)
-                    }
-                    let claims = source.format == .managedAppConfiguration ? claims : [:]
-                    let subscriber = Subscriber(config: config, claims: claims)
-                    // A name that matched one setting matches two now: the configs that read it are told.
-                    if state.entries[source] != nil, Self.claim(claims, in: &state.entries[source]!, adding: true) {
-                        state.generation += 1
-                        told += state.entries[source]!.subscribers.values.compactMap(\.config)
-                    }
-                    state.entries[source]?.subscribers[ObjectIdentifier(config.context)] = subscriber
-                }
-                return state.snapshot(of: sources)
-            }
-            if snapshot == nil {
-                // Those not installed are read again, with the names they lacked.
-                made = made.filter { source, _ in state.withLock { $0.entries[source] == nil } }
+            return (new, told)
+        }
+        // Watched before it is read, so that no change after the reading is missed.
+        for source in new { watch(source) }
+        let unread = state.withLock { state in
+            sources.filter { source in
+                guard let readWith = state.entries[source]?.readWith else { return true }
+                return source.readsByName && !names.isSubset(of: readWith)
             }
         }
-        for source in watchersNeeded {
-            let watcher: any SourceWatcher
-            let names: (@Sendable () -> Set<String>)? =
-                source.format == .directory
-                ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
-            do {
-                if source.format == .managedAppConfiguration {
-                    watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
-                } else {
-                    watcher = try FileWatcher(path: source.path, names: names) { [weak self] in
-                        self?.refresh(source)
-                    }
-                }
-            } catch {
-                reportOnce(
-                    .sourceUnusable(
-                        where: source.description,
-                        reason: "it cannot be watched (\(error)): changes are read only at reloadSources()"),
-                    for: source)
-                continue
-            }
-            let kept = state.withLock { state -> Bool in
-                guard state.entries[source] != nil, state.entries[source]?.watcher == nil else { return false }
-                state.entries[source]?.watcher = watcher
-                return true
-            }
-            if !kept { watcher.stop(waiting: false) }
-        }
-        // A change between the first reading and the watcher's start is not missed.
-        for source in watchersNeeded { refresh(source) }
+        // Read before the config's settings take their values; the config, in its initializer, is not told.
+        for source in unread { refresh(source, sparing: config) }
         let problems = state.withLock { state in
             sources.map { ($0, state.entries[$0]?.contents.problems ?? []) }
         }
@@ -168,7 +136,33 @@ final class SourceRegistry: Sendable {
             for problem in list { reportOnce(problem, for: source) }
         }
         for other in told where other !== config { other.sourcesChanged(loadingAll: false) }
-        return snapshot!
+        return snapshot(of: sources)
+    }
+
+    /// Starts the watcher of `source`, which a subscriber just added; a source that cannot be watched is reported.
+    private func watch(_ source: ConfigSource) {
+        let stop: @Sendable () -> Void
+        let names: (@Sendable () -> Set<String>)? =
+            source.format == .directory
+            ? { @Sendable [weak self] in self?.state.withLock { $0.entries[source]?.names } ?? [] } : nil
+        do {
+            if source.format == .managedAppConfiguration {
+                let watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
+                stop = { watcher.stop() }
+            } else {
+                let watcher = try FileWatcher(path: source.path, names: names) { [weak self] in self?.refresh(source) }
+                stop = { watcher.stop(waiting: false) }
+            }
+        } catch {
+            reportOnce(
+                .sourceUnusable(
+                    where: source.description,
+                    reason: "it cannot be watched (\(error)): changes are read only at reloadSources()"),
+                for: source)
+            return
+        }
+        // The entry is there: the config that made it, still in its initializer, reads it.
+        state.withLock { $0.entries[source]?.stopWatching = stop }
     }
 
     /// Stops telling the config whose context is `context`; a source no config reads any more is no longer
@@ -179,23 +173,20 @@ final class SourceRegistry: Sendable {
     /// it reports meanwhile finds no entry for its source (or the entry of a config that subscribed since, which
     /// reads the source again and finds what it holds).
     func unsubscribe(context: ObjectIdentifier, from sources: [ConfigSource]) {
-        let (unwatched, told) = state.withLock { state -> ([any SourceWatcher], [StorableConfig]) in
-            var unwatched: [any SourceWatcher] = []
+        let (unwatched, told) = state.withLock { state -> ([@Sendable () -> Void], [StorableConfig]) in
+            var unwatched: [@Sendable () -> Void] = []
             var told: [StorableConfig] = []
             for source in Set(sources) {
                 guard let gone = state.entries[source]?.subscribers.removeValue(forKey: context) else { continue }
-                if Self.claim(gone.claims, in: &state.entries[source]!, adding: false) {
-                    // A name that matched two settings matches one now: the configs that read it are told.
-                    state.generation += 1
-                    told += state.entries[source]!.subscribers.values.compactMap(\.config)
-                }
+                // A name that matched two settings matches one now: the configs that read it are told.
+                told += state.claim(gone.claims, on: source, adding: false)
                 guard state.entries[source]?.subscribers.isEmpty == true else { continue }
-                if let watcher = state.entries[source]?.watcher { unwatched.append(watcher) }
+                if let stop = state.entries[source]?.stopWatching { unwatched.append(stop) }
                 state.entries[source] = nil
             }
             return (unwatched, told)
         }
-        for watcher in unwatched { watcher.stop(waiting: false) }
+        for stop in unwatched { stop() }
         for config in told { config.sourcesChanged(loadingAll: false) }
     }
 
@@ -218,17 +209,32 @@ final class SourceRegistry: Sendable {
     }
 
     /// Reads `source` again and reports its problems if it changed; returns the configs that read it, after
-    /// telling them if it changed and `tellingSubscribers`.
+    /// telling them (but `sparing`) if it changed and `tellingSubscribers`.
     ///
     /// Readings are made one at a time, each installed before the next starts, so that a reading of older bytes
-    /// never replaces one of newer bytes (the lock guards files being read, never a config or a report).
+    /// never replaces one of newer bytes (the lock guards files being read, never a config or a report: a config
+    /// told may run an observer that reloads the sources).
     @discardableResult
-    private func refresh(_ source: ConfigSource, tellingSubscribers: Bool = true) -> [StorableConfig] {
+    private func refresh(
+        _ source: ConfigSource, sparing: StorableConfig? = nil, tellingSubscribers: Bool = true
+    ) -> [StorableConfig] {
         // The managed app configuration is read without that lock: `UserDefaults` may post the notification that
         // calls this from inside a call that a reading waits for. Its ticket keeps an older reading out.
-        let inTurn = source.format != .managedAppConfiguration
-        if inTurn { readings.lock() }
-        defer { if inTurn { readings.unlock() } }
+        let installed =
+            source.format == .managedAppConfiguration
+            ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
+        guard let (contents, changed, subscribers) = installed else { return [] }
+        guard changed else { return subscribers }
+        for problem in contents.problems { reportOnce(problem, for: source) }
+        if tellingSubscribers {
+            for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
+        }
+        return subscribers
+    }
+
+    /// Reads `source` and installs the reading unless a later one was installed meanwhile; returns it, whether it
+    /// changed what the source holds, and the configs that read it (`nil`: no config reads it any more).
+    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, Bool, [StorableConfig])? {
         guard
             let (last, names, ticket) = state.withLock({ state in
                 state.entries[source].map { entry in
@@ -236,7 +242,7 @@ final class SourceRegistry: Sendable {
                     return (entry.contents, entry.names, state.tickets)
                 }
             })
-        else { return [] }
+        else { return nil }
         let contents = SourceContents.read(source, names: source.readsByName ? names : nil, keepingFrom: last)
         let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
             guard var entry = state.entries[source], entry.installedTicket < ticket else { return (false, []) }
@@ -264,12 +270,7 @@ final class SourceRegistry: Sendable {
             state.entries[source] = entry
             return (changed, entry.subscribers.values.compactMap(\.config))
         }
-        guard changed else { return subscribers }
-        for problem in contents.problems { reportOnce(problem, for: source) }
-        if tellingSubscribers {
-            for config in subscribers { config.sourcesChanged(loadingAll: false) }
-        }
-        return subscribers
+        return (contents, changed, subscribers)
     }
 
     /// Reports `problem` unless it was reported for the source's current contents.
@@ -289,20 +290,5 @@ final class SourceRegistry: Sendable {
             claims["\(configName).\(name)"] = key
         }
         return claims
-    }
-
-    /// Adds (or takes away) a subscriber's `claims` to `entry`'s; returns whether a name the contents give came to
-    /// match two settings or more, or stopped to.
-    private static func claim(_ claims: [String: String], in entry: inout Entry, adding: Bool) -> Bool {
-        var changed = false
-        for (name, key) in claims {
-            var keys = entry.claimed[name] ?? [:]
-            let wasAmbiguous = keys.count > 1
-            keys[key, default: 0] += adding ? 1 : -1
-            if keys[key] == 0 { keys[key] = nil }
-            entry.claimed[name] = keys.isEmpty ? nil : keys
-            if wasAmbiguous != (keys.count > 1), entry.contents.entries[name] != nil { changed = true }
-        }
-        return changed
     }
 }

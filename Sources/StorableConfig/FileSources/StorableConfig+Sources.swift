@@ -32,12 +32,11 @@ extension StorableConfig {
     func applyLayers() {
         guard let layers = ConfigLayers.declared(by: type(of: self), names: schema.names) else { return }
         self.layers = layers
-        guard !layers.sources.isEmpty else {
-            _ = resolveLayers(layers, SourceRegistry.Snapshot(contents: [:], generation: 0), isFirstLoad: true)
-            return
+        var snapshot = SourceRegistry.Snapshot(contents: [:], generation: 0)
+        if !layers.sources.isEmpty {
+            for setting in settings { setting.prepareForLayers(hasLayerBelow: !layers.sources.belowStore.isEmpty) }
+            snapshot = SourceRegistry.shared.subscribe(self, to: layers.sources.all)
         }
-        for setting in settings { setting.prepareForLayers(hasLayerBelow: !layers.sources.belowStore.isEmpty) }
-        let snapshot = SourceRegistry.shared.subscribe(self, to: layers.allSources)
         _ = resolveLayers(layers, snapshot, isFirstLoad: true)
     }
 
@@ -54,7 +53,7 @@ extension StorableConfig {
     /// Stops hearing from the file sources: from `deinit`.
     func endSources() {
         guard let layers, !layers.sources.isEmpty else { return }
-        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context), from: layers.allSources)
+        SourceRegistry.shared.unsubscribe(context: ObjectIdentifier(context), from: layers.sources.all)
     }
 
     /// A file source this config reads changed: resolves the layers again and reads the store again for the
@@ -68,7 +67,7 @@ extension StorableConfig {
         }
         // Until the initializer has loaded the settings, a change is noted and taken afterwards.
         guard isReady else { return }
-        let snapshot = SourceRegistry.shared.snapshot(of: layers.allSources)
+        let snapshot = SourceRegistry.shared.snapshot(of: layers.sources.all)
         let changed = resolveLayers(layers, snapshot, isFirstLoad: false)
         guard loadingAll || !changed.isEmpty else { return }
         loadSettings(version: context.hub.currentVersion(), onlyKeys: loadingAll ? nil : changed)
@@ -79,70 +78,88 @@ extension StorableConfig {
         _ configLayers: ConfigLayers, _ snapshot: SourceRegistry.Snapshot, isFirstLoad: Bool
     ) -> Set<String> {
         let type = type(of: self)
-        let sources = configLayers.sources
-        // Each source's identity as a layer: its place and what it is.
-        let managed = sources.managed.map { [$0] } ?? []
-        let managedLayers = managed.map { "managed \($0.description)" }
-        let aboveLayers = sources.aboveStore.enumerated().map { "above\($0) \($1.description)" }
-        let belowLayers = sources.belowStore.enumerated().map { "below\($0) \($1.description)" }
-        let layers = Dictionary(
-            uniqueKeysWithValues: zip(managedLayers + aboveLayers + belowLayers, configLayers.allSources))
+        let hasSources = !configLayers.sources.isEmpty
+        // The file sources by their identity as a layer (their place in the order and what they are).
+        var sourceOfLayer: [String: ConfigSource] = [:]
         var changed: Set<String> = []
         // The launch arguments' and environment variables' problems (found once, at creation), and the files'.
         var argumentProblems: [StorableConfigError] = []
         var problems: [StorableConfigError] = []
         for (index, (name, setting)) in zip(schema.names, settings).enumerated() {
             let key = schema.keys[index]
+            let variable = configLayers.variableNames[index]
             var namingProblems: [StorableConfigError] = []
-            var above = overrideCandidates(
-                configLayers, index: index, name: name, setting: setting, key: key, problems: &namingProblems)
+            /// The value that `layer`, at `position` in the order, gives the setting, if any.
+            func candidate(_ layer: ConfigLayers.Layer, position: Int) -> OverrideCandidate? {
+                let source: ConfigSource
+                switch layer {
+                case .arguments(let arguments):
+                    let option = ConfigOverrides.argumentName(configName: type.configName, name: name)
+                    switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
+                    case .some(.some(let text)):
+                        return OverrideCandidate(
+                            source: .argument, origin: "launch argument \(option)", value: .text(text))
+                    case .some(.none):
+                        namingProblems.append(
+                            .invalidOverride(
+                                origin: "launch argument \(option)", key: key, value: "",
+                                reason: "it needs a value: \(option) <value> or \(option)=<value>"))
+                        return nil
+                    case .none:
+                        return nil
+                    }
+                case .environment(let environment):
+                    return environment[variable].map {
+                        OverrideCandidate(
+                            source: .environment, origin: "environment variable \(variable)", value: .text($0))
+                    }
+                case .source(let file):
+                    source = file
+                }
+                guard let contents = snapshot.contents[source] else { return nil }
+                let entry: SourceContents.Entry?
+                switch source.format {
+                case .dotEnv: entry = contents.entries[variable]
+                case .directory: entry = contents.entries[key] ?? contents.entries[variable]
+                case .json: entry = contents.entries[key] ?? contents.documentEntries[configLayers.documentNames[index]]
+                case .managedAppConfiguration:
+                    entry = managedEntry(
+                        in: contents, of: source, names: [key, "\(type.configName).\(name)"],
+                        ambiguous: snapshot.ambiguous[source] ?? [:], problems: &problems)
+                }
+                guard let entry else { return nil }
+                if let version = entry.schemaVersion, version != type.schemaVersion {
+                    SourceRegistry.shared.reportOnce(
+                        .sourceUnusable(
+                            where: source.description,
+                            reason: "it holds \(type.configName)'s values in schema version \(version), and this "
+                                + "program reads version \(type.schemaVersion) (import the document to migrate "
+                                + "it); its values for \(type.configName) are not read"), for: source)
+                    return nil
+                }
+                let identity = "\(position) \(source.description)"
+                sourceOfLayer[identity] = source
+                return OverrideCandidate(
+                    source: source.format == .managedAppConfiguration ? .managed : .file, origin: entry.origin,
+                    value: entry.value, layer: identity, isSecret: source.isSecret)
+            }
+            let found = configLayers.ordered.enumerated().map { candidate($1, position: $0) }
+            let above = found[..<configLayers.storePosition].compactMap { $0 }
+            let below = found[configLayers.storePosition...].compactMap { $0 }
             if isFirstLoad {
                 // Launch arguments and environment variables never change: reported once, at creation.
                 for problem in namingProblems { StorableConfig.report(problem) }
                 argumentProblems += namingProblems
             }
-            func candidates(_ list: [ConfigSource], layerNames: [String]) -> [OverrideCandidate] {
-                zip(list, layerNames).compactMap { source, layer -> OverrideCandidate? in
-                    guard let contents = snapshot.contents[source] else { return nil }
-                    let variable = configLayers.variableNames[index]
-                    let entry: SourceContents.Entry?
-                    switch source.format {
-                    case .dotEnv: entry = contents.entries[variable]
-                    case .directory: entry = contents.entries[key] ?? contents.entries[variable]
-                    case .json:
-                        entry = contents.entries[key] ?? contents.documentEntries[configLayers.documentNames[index]]
-                    case .managedAppConfiguration:
-                        entry = managedEntry(
-                            in: contents, of: source, names: [key, "\(type.configName).\(name)"],
-                            ambiguous: snapshot.ambiguous[source] ?? [:], problems: &problems)
-                    }
-                    guard let entry else { return nil }
-                    if let version = entry.schemaVersion, version != type.schemaVersion {
-                        SourceRegistry.shared.reportOnce(
-                            .sourceUnusable(
-                                where: source.description,
-                                reason: "it holds \(type.configName)'s values in schema version \(version), and this "
-                                    + "program reads version \(type.schemaVersion) (import the document to migrate "
-                                    + "it); its values for \(type.configName) are not read"), for: source)
-                        return nil
-                    }
-                    return OverrideCandidate(
-                        source: source.format == .managedAppConfiguration ? .managed : .file, origin: entry.origin,
-                        value: entry.value, layer: layer, isSecret: source.isSecret)
-                }
-            }
-            // The administrator's value first: above launch arguments and environment variables.
-            above = candidates(managed, layerNames: managedLayers) + above
-            above += candidates(sources.aboveStore, layerNames: aboveLayers)
             // A setting that no layer names, in a config without file sources, is left as it is (it may hold no
             // layer state at all).
-            if sources.isEmpty, above.isEmpty { continue }
-            let below = sources.isEmpty ? nil : candidates(sources.belowStore, layerNames: belowLayers)
+            if !hasSources, above.isEmpty { continue }
             let outcome = setting.takeLayers(
-                above: above, below: below, isFirstLoad: isFirstLoad, generation: snapshot.generation)
+                above: above, below: hasSources ? below : nil, isFirstLoad: isFirstLoad, generation: snapshot.generation
+            )
             if outcome.changed { changed.insert(key) }
             for (layer, problem) in outcome.problems {
-                if let source = layers[layer] {
+                if let source = sourceOfLayer[layer] {
                     SourceRegistry.shared.reportOnce(problem, for: source)
                     problems.append(problem)
                 } else if isFirstLoad {
@@ -150,7 +167,7 @@ extension StorableConfig {
                     argumentProblems.append(problem)
                 }
             }
-            if let hidden = outcome.hidden, let source = layers[hidden.layer] {
+            if let hidden = outcome.hidden, let source = sourceOfLayer[hidden.layer] {
                 let by = setting.overrideDescription.map { "the \($0.origin)" } ?? "the stored value"
                 SourceRegistry.shared.reportOnce(
                     .sourceValueHidden(key: key, origin: hidden.origin, hiddenBy: by), for: source)
@@ -184,38 +201,6 @@ extension StorableConfig {
         return nil
     }
 
-    /// The candidates that launch arguments and environment variables give for one setting, highest first.
-    func overrideCandidates(
-        _ layers: ConfigLayers, index: Int, name: String, setting: any SettingBox, key: String,
-        problems: inout [StorableConfigError]
-    ) -> [OverrideCandidate] {
-        let overrides = layers.overrides
-        let configName = type(of: self).configName
-        var candidates: [OverrideCandidate] = []
-        if let arguments = overrides.arguments {
-            let option = ConfigOverrides.argumentName(configName: configName, name: name)
-            switch OverrideNames.text(for: option, in: arguments, isBool: setting.isBool) {
-            case .some(.some(let text)):
-                candidates.append(OverrideCandidate(source: .argument, origin: "launch argument \(option)", text: text))
-            case .some(.none):
-                problems.append(
-                    .invalidOverride(
-                        origin: "launch argument \(option)", key: key, value: "",
-                        reason: "it needs a value: \(option) <value> or \(option)=<value>"))
-            case .none:
-                break
-            }
-        }
-        if let environment = overrides.environment {
-            let variable = layers.variableNames[index]
-            if let text = environment[variable] {
-                candidates.append(
-                    OverrideCandidate(source: .environment, origin: "environment variable \(variable)", text: text))
-            }
-        }
-        return candidates
-    }
-
     /// The names in `configs`' file sources that name none of their settings, each most likely a typo, and the
     /// problems of those sources. A name counts as known only where it is read: a `.env` file by variable names, a
     /// directory by variable names and keys, a JSON file by keys and, in a document, by config and property name.
@@ -234,7 +219,7 @@ extension StorableConfig {
                 documentNames.insert("\(type.namespace).\(type.configName).\(name)")
                 managedNames.insert("\(type.configName).\(name)")
             }
-            sources.formUnion(config.layers?.allSources ?? [])
+            sources.formUnion(config.layers?.sources.all ?? [])
         }
         let snapshot = SourceRegistry.shared.snapshot(of: Array(sources))
         var problems: [StorableConfigError] = []

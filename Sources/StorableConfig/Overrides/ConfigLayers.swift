@@ -5,8 +5,20 @@
 /// A setting takes the first layer that gives it a valid value; the layers are resolved when the config is created
 /// and when a file source changes (`StorableConfig.resolveLayers`), never on a read.
 final class ConfigLayers: Sendable {
+    /// A read-only layer that may give a setting its value.
+    enum Layer: Sendable {
+        case arguments([String])
+        case environment([String: String])
+        case source(ConfigSource)
+    }
+
     let overrides: ConfigOverrides
     let sources: ConfigSources
+    /// Every layer, highest first: the managed app configuration, launch arguments, environment variables, the file
+    /// sources above the store, then those below it, from ``storePosition`` on.
+    let ordered: [Layer]
+    /// Where the store is in ``ordered``: the layers from there on give a value only when nothing is stored.
+    let storePosition: Int
     /// Each setting's environment variable name, by position, for the file sources that name settings so.
     let variableNames: [String]
     /// Each setting's name in a settings document, `<namespace>.<configName>.<property name>`, by position.
@@ -36,13 +48,16 @@ final class ConfigLayers: Sendable {
     private init(type: StorableConfig.Type, overrides: ConfigOverrides, sources: ConfigSources, names: [String]) {
         self.overrides = overrides
         self.sources = sources
+        var ordered = sources.managed.map { [Layer.source($0)] } ?? []
+        if let arguments = overrides.arguments { ordered.append(.arguments(arguments)) }
+        if let environment = overrides.environment { ordered.append(.environment(environment)) }
+        ordered += sources.aboveStore.map(Layer.source)
+        storePosition = ordered.count
+        self.ordered = ordered + sources.belowStore.map(Layer.source)
         let configName = type.configName
         variableNames = names.map { overrides.variableName(configName: configName, name: $0) }
         documentNames = names.map { "\(type.namespace).\(configName).\($0)" }
     }
-
-    /// Every source, highest first: the managed app configuration, those above the store, then those below.
-    var allSources: [ConfigSource] { sources.all }
 
     /// The problems found in the launch arguments, the environment and the file sources.
     var problems: [StorableConfigError] { state.withLock { $0.argumentProblems + $0.sourceProblems } }

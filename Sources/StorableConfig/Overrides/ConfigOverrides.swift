@@ -83,30 +83,13 @@ public struct ConfigOverrides: Sendable {
                 }
             }, uniquingKeysWith: { first, _ in first })
         var kept: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                // The end of the options: what follows is the program's, as it is.
-                kept += arguments[(index - 1)...]
-                break
-            }
-            guard argument.hasPrefix("--") else {
-                kept.append(argument)
-                continue
-            }
-            // Split at the first "=" byte: a value that starts with a combining mark makes one character of it.
-            let option = argument.utf8.firstIndex(of: UInt8(ascii: "=")).map { String(argument[..<$0]) } ?? argument
-            guard let setting = names[option] else {
-                kept.append(argument)
-                continue
-            }
-            if option == argument, OverrideNames.takesNext(arguments, at: index, isBool: setting.isBool) {
-                index += 1
-            }
+        var next = 0
+        OverrideNames.forEachOption(in: arguments, from: 0, isBool: { names[$0]?.isBool }) { taken, _ in
+            kept += arguments[next..<taken.lowerBound]
+            next = taken.upperBound
         }
-        return kept
+        // What follows the last option taken is the program's, as it is: after a `--`, all of it.
+        return kept + arguments[next...]
     }
 }
 
@@ -182,24 +165,39 @@ enum OverrideNames {
     /// wins. `.some(nil)`: the option was given without the value it needs.
     static func text(for option: String, in arguments: [String], isBool: Bool) -> String?? {
         var found: String??
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" { break }
-            if argument == option {
-                if takesNext(arguments, at: index, isBool: isBool) {
-                    found = .some(arguments[index])
-                    index += 1
-                } else {
-                    found = isBool ? .some("true") : .some(nil)
-                }
-            } else if argument.utf8.starts(with: (option + "=").utf8) {
-                // By bytes: a value that starts with a combining mark makes one character of it and the "=".
-                found = .some(String(decoding: argument.utf8.dropFirst(option.utf8.count + 1), as: UTF8.self))
-            }
+        forEachOption(in: arguments, from: 1, isBool: { $0 == option ? isBool : nil }) { _, text in
+            found = .some(text)
         }
         return found
+    }
+
+    /// Calls `body` for each option in `arguments`, from `start` up to a `--` that ends the options, that `isBool`
+    /// knows (it answers `nil` for the others, which are passed over one argument at a time), with the arguments
+    /// it takes and the text it gives: `--option value`, `--option=value`, or a bare `--option` for a `Bool`,
+    /// which is `true`; `nil` when the option needs a value and has none.
+    static func forEachOption(
+        in arguments: [String], from start: Int, isBool: (String) -> Bool?, _ body: (Range<Int>, String?) -> Void
+    ) {
+        var index = start
+        while index < arguments.count, arguments[index] != "--" {
+            let argument = arguments[index]
+            // Split at the first "=" byte: a value that starts with a combining mark makes one character of it and
+            // the "=".
+            let equals = argument.utf8.firstIndex(of: UInt8(ascii: "="))
+            let option = equals.map { String(argument[..<$0]) } ?? argument
+            if argument.hasPrefix("--"), let isBool = isBool(option) {
+                if let equals {
+                    let value = argument.utf8[argument.utf8.index(after: equals)...]
+                    body(index..<index + 1, String(decoding: value, as: UTF8.self))
+                } else if takesNext(arguments, at: index + 1, isBool: isBool) {
+                    body(index..<index + 2, arguments[index + 1])
+                    index += 1
+                } else {
+                    body(index..<index + 1, isBool ? "true" : nil)
+                }
+            }
+            index += 1
+        }
     }
 }
 

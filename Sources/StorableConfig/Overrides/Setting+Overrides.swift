@@ -1,41 +1,29 @@
 import Foundation
 
-/// A value that a layer gives (an override, or a file source above or below the store) and where it comes from. A
+/// A value that a layer gives (an override, or a file source above or below the store), read from its candidate. A
 /// class, so that reading whether a setting has one looks up no generic type.
 final class SettingOverride<Value> {
     let value: Value
-    let source: SettingLayer
-    /// `environment variable APP_CONFIG_USER_NAME`, `launch argument --app-config-user-name`,
-    /// `file /etc/app/conf.d/APP_CONFIG_USER_NAME`.
-    let origin: String
+    /// What the layer gave: where it comes from, whether it is secret, the layer's identity.
+    let candidate: OverrideCandidate
     /// The text or JSON the value was read from: two values from one origin with one text are the same.
     let text: String
-    /// Whether the source is declared secret: the value is never shown.
-    let isSecret: Bool
-    /// The identity of the file source it comes from (see `OverrideCandidate.layer`).
-    let layer: String
     /// The JSON object given, when it leaves out fields of the type: they are read from the stored value, else
     /// from the layer below, else from the declared default, as `value` has them (see
     /// `Setting.valueFilledFromLayersBelow`).
     let partialForm: StoredValue?
 
-    init(
-        value: Value, source: SettingLayer, origin: String, text: String, isSecret: Bool, layer: String,
-        partialForm: StoredValue? = nil
-    ) {
+    init(_ value: Value, readFrom candidate: OverrideCandidate, partialForm: StoredValue?) {
         self.value = value
-        self.source = source
-        self.origin = origin
-        self.text = text
-        self.isSecret = isSecret
-        self.layer = layer
+        self.candidate = candidate
+        text = candidate.value.text
         self.partialForm = partialForm
     }
 
-    /// Whether `self` and `other` are the same value from the same place.
-    func isSame(as other: SettingOverride<Value>?) -> Bool {
-        guard let other else { return false }
-        return other === self || (other.origin == origin && other.text == text)
+    /// Whether `self` and `other` are the same value from the same place, or both `nil`.
+    static func areSame(_ one: SettingOverride<Value>?, _ other: SettingOverride<Value>?) -> Bool {
+        guard let one, let other else { return one == nil && other == nil }
+        return one === other || (one.candidate.origin == other.candidate.origin && one.text == other.text)
     }
 }
 
@@ -87,20 +75,6 @@ struct OverrideCandidate: Sendable {
     var layer = ""
     /// Whether the source is declared secret.
     var isSecret = false
-
-    init(source: SettingLayer, origin: String, text: String) {
-        self.source = source
-        self.origin = origin
-        self.value = .text(text)
-    }
-
-    init(source: SettingLayer, origin: String, value: CandidateValue, layer: String, isSecret: Bool) {
-        self.source = source
-        self.origin = origin
-        self.value = value
-        self.layer = layer
-        self.isSecret = isSecret
-    }
 }
 
 /// What resolving a setting's layers found.
@@ -130,7 +104,7 @@ extension Setting {
     /// Where the value comes from: a launch argument, an environment variable, a file source, the store, or the
     /// default.
     public var layer: SettingLayer {
-        if let layer = appliedLayerValue { return layer.source }
+        if let layer = appliedLayerValue { return layer.candidate.source }
         return isSet ? .stored : .default
     }
 
@@ -139,7 +113,7 @@ extension Setting {
     /// `the store` (or what the store says of the value, such as `iCloud (device "iPad")`: see
     /// ``ConfigStore/origin(forKey:)``), or `the declared default`.
     public var origin: String {
-        if let layer = appliedLayerValue { return layer.origin }
+        if let layer = appliedLayerValue { return layer.candidate.origin }
         guard isSet else { return "the declared default" }
         guard let binding = locked({ binding }) else { return "the store" }
         return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
@@ -151,15 +125,15 @@ extension Setting {
         guard let extras else { return nil }
         let fallback = locked { extras.appliedLayer == .below ? nil : extras.fallback }
         guard let fallback else { return nil }
-        let shown = isSecret || fallback.isSecret ? StorableConfigError.redacted : fallback.text
-        return HiddenSourceValue(valueText: shown, origin: fallback.origin)
+        let shown = isSecret || fallback.candidate.isSecret ? StorableConfigError.redacted : fallback.text
+        return HiddenSourceValue(valueText: shown, origin: fallback.candidate.origin)
     }
 
     /// Whether the value is never shown: the setting is declared secret, or the value it reads comes from a source
     /// declared secret.
     public var isRedacted: Bool {
         if isSecret { return true }
-        return appliedLayerValue?.isSecret ?? false
+        return appliedLayerValue?.candidate.isSecret ?? false
     }
 
     /// Makes the setting ready for layers that change while the config is in use: in the config's initializer,
@@ -246,10 +220,7 @@ extension Setting {
                     if let error = validationError(value), case .invalidValue(_, _, let reason) = error {
                         problem = reason
                     } else {
-                        let taken = SettingOverride(
-                            value: value, source: candidate.source, origin: candidate.origin,
-                            text: candidate.value.text, isSecret: candidate.isSecret, layer: candidate.layer,
-                            partialForm: partialForm)
+                        let taken = SettingOverride(value, readFrom: candidate, partialForm: partialForm)
                         if !candidate.layer.isEmpty { good[candidate.layer] = taken }
                         return taken
                     }
@@ -261,28 +232,18 @@ extension Setting {
                     isFirstLoad || candidate.layer.isEmpty || candidate.source == .managed
                     ? nil : lastGood[candidate.layer]
                 let shown = isSecret || candidate.isSecret ? StorableConfigError.redacted : candidate.value.text
-                if kept == nil {
-                    outcome.problems.append(
-                        (
-                            candidate.layer,
-                            .invalidOverride(origin: candidate.origin, key: key, value: shown, reason: problem)
-                        ))
-                } else {
-                    outcome.problems.append(
-                        (
-                            candidate.layer,
-                            .invalidValue(
-                                key: key, value: shown,
-                                reason:
-                                    "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid "
-                                    + "value that source gave"
-                            )
-                        ))
+                guard let kept else {
+                    let error = StorableConfigError.invalidOverride(
+                        origin: candidate.origin, key: key, value: shown, reason: problem)
+                    outcome.problems.append((candidate.layer, error))
+                    continue
                 }
-                if let kept {
-                    good[candidate.layer] = kept
-                    return kept
-                }
+                let reason =
+                    "\(problem) (given by the \(candidate.origin)); the setting keeps the last valid value that "
+                    + "source gave"
+                outcome.problems.append((candidate.layer, .invalidValue(key: key, value: shown, reason: reason)))
+                good[candidate.layer] = kept
+                return kept
             }
             return nil
         }
@@ -294,11 +255,10 @@ extension Setting {
             let old = (extras.overridden, extras.fallback)
             guard generation >= extras.layerGeneration else { return (old, false, false) }
             extras.layerGeneration = generation
-            let aboveChanged = (newAbove == nil) != (old.0 == nil) || (newAbove.map { !$0.isSame(as: old.0) } ?? false)
+            let aboveChanged = !SettingOverride.areSame(newAbove, old.0)
             var belowChanged = false
             if let newBelow {
-                belowChanged =
-                    (newBelow == nil) != (old.1 == nil) || (newBelow.map { !$0.isSame(as: old.1) } ?? false)
+                belowChanged = !SettingOverride.areSame(newBelow, old.1)
                 extras.fallback = newBelow
             }
             extras.overridden = newAbove
@@ -319,7 +279,7 @@ extension Setting {
         withExtendedLifetime(releasedLastGood) {}
         // Layers of an older generation than those the setting holds were not taken: nothing to report.
         guard taken else { return LayerOutcome() }
-        if hidden, let below = newBelow ?? nil { outcome.hidden = (below.layer, below.origin) }
+        if hidden, let below = newBelow ?? nil { outcome.hidden = (below.candidate.layer, below.candidate.origin) }
         return outcome
     }
 
@@ -330,12 +290,12 @@ extension Setting {
             extras.reportedOverriddenAssignment = true
             return true
         }
-        if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.origin)) }
+        if first { StorableConfig.report(.assignedWhileOverridden(key: key, origin: override.candidate.origin)) }
     }
 
     var isBool: Bool { Value.self == Bool.self }
 
     var overrideDescription: (source: SettingLayer, origin: String)? {
-        overridden.map { ($0.source, $0.origin) }
+        overridden.map { ($0.candidate.source, $0.candidate.origin) }
     }
 }
