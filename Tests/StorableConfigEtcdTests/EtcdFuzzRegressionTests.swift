@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import StorableConfigEtcd
+import Testing
 
 /// The seeds of the etcd fuzz targets (Fuzz/Corpus) and every input that ever failed one (Fuzz/Regressions), each
 /// through the same check as its target (Tests/StorableConfigEtcdTests/Fuzzing). See Docs/Fuzzing.md.

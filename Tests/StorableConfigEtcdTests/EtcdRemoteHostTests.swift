@@ -1,8 +1,7 @@
 import Foundation
 import StorableConfig
-import Testing
-
 import StorableConfigEtcd
+import Testing
 
 /// A network namespace with a veth pair, made by the test and removed after it: "another host" at a private
 /// address that only this machine's namespace answers, as root can make one (`ip netns add`).

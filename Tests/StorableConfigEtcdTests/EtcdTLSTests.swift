@@ -1,9 +1,8 @@
 import Foundation
 import StorableConfig
+import StorableConfigEtcd
 import StorableConfigTesting
 import Testing
-
-import StorableConfigEtcd
 
 /// EtcdStore over https, against real etcd members started with `--cert-file`, `--key-file`,
 /// `--trusted-ca-file` and `--client-cert-auth` (and the peer equivalents), with certificates that `openssl` makes

@@ -1,8 +1,7 @@
 import Foundation
 import StorableConfig
-import Testing
-
 import StorableConfigEtcd
+import Testing
 
 /// The next version of a server, which renamed a setting with `previousKeys`.
 final class RenamedLimits: StorableConfig, @unchecked Sendable {
