@@ -44,7 +44,8 @@ extension JSONText {
     /// Whether `text` is a number in JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     static func isNumber(_ text: String) -> Bool {
         var parser = Parser(bytes: Array(text.utf8))
-        guard (try? parser.parseNumber()) != nil else { return false }
+        // The parser skips a leading byte order mark, which is not part of a number: a position past 0 says so.
+        guard parser.position == 0, (try? parser.parseNumber()) != nil else { return false }
         return parser.position == parser.bytes.count
     }
 
