@@ -36,6 +36,9 @@ final class SourceRegistry: Sendable {
         var claimed: [String: [String: Int]] = [:]
         /// The ticket of the reading installed (see `State.tickets`).
         var installedTicket: UInt64 = 0
+        /// The ticket of the reading that installed `contents` as they are: a later reading of the same bytes
+        /// leaves it.
+        var contentsTicket: UInt64 = 0
 
         /// The names that the contents give and that match two settings or more, with their keys.
         var ambiguous: [String: [String]] {
@@ -119,11 +122,13 @@ final class SourceRegistry: Sendable {
             }
             return (new, told)
         }
-        // Watched before it is read, so that no change after the reading is missed.
+        // Watched before it is read, so that no change after the reading is missed. A source this config watched is
+        // read whatever another config read meanwhile: a config subscribing at the same time may have read it
+        // before the watcher started, and a change made in between would be missed by both.
         for source in new { watch(source) }
         let unread = state.withLock { state in
             sources.filter { source in
-                guard let readWith = state.entries[source]?.readWith else { return true }
+                guard !new.contains(source), let readWith = state.entries[source]?.readWith else { return true }
                 return source.readsByName && !names.isSubset(of: readWith)
             }
         }
@@ -223,9 +228,11 @@ final class SourceRegistry: Sendable {
         let installed =
             source.format == .managedAppConfiguration
             ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
-        guard let (contents, changed, subscribers) = installed else { return [] }
+        guard let (contents, changed, subscribers, ticket) = installed else { return [] }
         guard changed else { return subscribers }
-        for problem in contents.problems { reportOnce(problem, for: source) }
+        // Reported outside the lock (the error handler is the user's code), so each only while the contents are
+        // still this reading's: a newer reading of fixed files makes the rest of them old news.
+        for problem in contents.problems { reportOnce(problem, for: source, ofReading: ticket) }
         if tellingSubscribers {
             for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
         }
@@ -233,8 +240,8 @@ final class SourceRegistry: Sendable {
     }
 
     /// Reads `source` and installs the reading unless a later one was installed meanwhile; returns it, whether it
-    /// changed what the source holds, and the configs that read it (`nil`: no config reads it any more).
-    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, Bool, [StorableConfig])? {
+    /// changed what the source holds, the configs that read it, and its ticket (`nil`: no config reads it any more).
+    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, Bool, [StorableConfig], UInt64)? {
         guard
             let (last, names, ticket) = state.withLock({ state in
                 state.entries[source].map { entry in
@@ -266,17 +273,22 @@ final class SourceRegistry: Sendable {
                     entry.reported = entry.reported.filter { reported in !paths.contains { reported.contains($0) } }
                 }
                 state.generation += 1
+                entry.contentsTicket = ticket
             }
             state.entries[source] = entry
             return (changed, entry.subscribers.values.compactMap(\.config))
         }
-        return (contents, changed, subscribers)
+        return (contents, changed, subscribers, ticket)
     }
 
-    /// Reports `problem` unless it was reported for the source's current contents.
-    func reportOnce(_ problem: StorableConfigError, for source: ConfigSource) {
+    /// Reports `problem` unless it was reported for the source's current contents, or, for a problem of the
+    /// reading with the ticket `reading`, unless a newer reading has changed the contents since.
+    func reportOnce(_ problem: StorableConfigError, for source: ConfigSource, ofReading reading: UInt64? = nil) {
         let description = problem.description
-        let first = state.withLock { $0.entries[source]?.reported.insert(description).inserted ?? true }
+        let first = state.withLock { state -> Bool in
+            if let reading, let entry = state.entries[source], entry.contentsTicket != reading { return false }
+            return state.entries[source]?.reported.insert(description).inserted ?? true
+        }
         if first { StorableConfig.report(problem) }
     }
 
