@@ -67,6 +67,24 @@ struct AliasChainTests {
         withExtendedLifetime((v2, v3)) {}
     }
 
+    /// Until 2026-11-28 the aliases went with the last config on the storage: an old class created after every
+    /// config of the new one went wrote its old key again, where the new class never reads.
+    @Test func anOldClassCreatedAfterTheNewOneWentWritesWhereTheNewOneReads() {
+        let store = InMemoryStore()
+        store.setValue(.int(7), forKey: "chain.a")
+        do {
+            let v2 = ChainV2(store: store)
+            #expect(v2.volume == 7)
+        }
+        let v1 = ChainV1(store: store)
+        #expect(v1.volume == 7)
+        v1.volume = 8
+        #expect(store.value(forKey: "chain.b") == .int(8))
+        #expect(store.value(forKey: "chain.a") == nil)
+        #expect(ChainV2(store: store).volume == 8)
+        withExtendedLifetime(v1) {}
+    }
+
     @Test func anExportOfTheOldConfigHoldsWhatItReads() throws {
         let store = InMemoryStore()
         store.setValue(.int(3), forKey: "live.LivePrefs.volume")

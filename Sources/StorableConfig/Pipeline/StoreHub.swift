@@ -16,8 +16,9 @@ final class StoreHub: @unchecked Sendable {
     /// The version counter, the store calls under way and the configs to tell; held only to number a write
     /// or an outside change and to list the receivers, never across a store call or while anyone is told.
     let feed = Locked(Feed())
-    /// Kept alive so that its identity, the registry's key, cannot be reused while the hub exists.
-    private let identity: AnyObject
+    /// The storage's identity, the registry's key: the hub lives as long as it does (a config created after the
+    /// last one went finds the receivers and the key index in place), and no longer.
+    private weak let identity: AnyObject?
 
     struct Feed {
         var version: UInt64 = 0
@@ -36,11 +37,10 @@ final class StoreHub: @unchecked Sendable {
         var reportedFailures: [String: String] = [:]
     }
 
-    private struct WeakHub {
-        weak var hub: StoreHub?
-    }
-
-    private static let registry = Locked<[ObjectIdentifier: WeakHub]>([:])
+    /// Every hub whose storage may still be alive. A hub holds its storage's identity weakly, so a dead storage's
+    /// hub is told by its `nil` identity (its address may be another object's by now), and dropped when a new
+    /// hub is made.
+    private static let registry = Locked<[ObjectIdentifier: StoreHub]>([:])
 
     private init(identity: AnyObject) {
         self.identity = identity
@@ -49,32 +49,43 @@ final class StoreHub: @unchecked Sendable {
     /// Whether any alias exists (once added, aliases are never removed).
     var hasAliases: Bool { feed.withLock { !$0.aliases.currentKey.isEmpty } }
 
-    /// Returns the hub of the storage that `store` uses, creating it if no live config uses that storage.
+    /// Returns the hub of the storage that `store` uses, creating it the first time.
     static func hub(for store: any ConfigStore) -> StoreHub {
         let identity = (store as? any IdentifiedConfigStore)?.storageIdentity ?? store
         let key = ObjectIdentifier(identity)
-        // The hubs found alive while pruning are released after the lock: a reference loaded from a weak one
-        // may be the last, and a hub's deinit releases its store, whose deinit is not ours to run under a lock.
-        var alive: [StoreHub] = []
-        let hub = registry.withLock { hubs -> StoreHub in
-            if let hub = hubs[key]?.hub, hub.identity === identity { return hub }
-            hubs = hubs.filter { entry in
-                guard let hub = entry.value.hub else { return false }
-                alive.append(hub)
-                return true
-            }
+        // A weak reference loaded here is `identity` or `nil`, never a last reference whose release would run a
+        // store's deinit under the lock. A hub replaced is released after it.
+        var replaced: StoreHub?
+        let (hub, isNew) = registry.withLock { hubs -> (StoreHub, Bool) in
+            if let hub = hubs[key], hub.identity === identity { return (hub, false) }
             let hub = StoreHub(identity: identity)
-            hubs[key] = WeakHub(hub: hub)
-            return hub
+            replaced = hubs.updateValue(hub, forKey: key)
+            return (hub, true)
         }
-        withExtendedLifetime(alive) {}
+        withExtendedLifetime(replaced) {}
+        if isNew { dropHubsOfDeadStorages() }
         return hub
     }
 
-    /// Returns the hub of the storage whose identity is `identity`, if a live config uses it.
+    /// Drops the hubs whose storage is gone, each time a hub is made: the registry holds at most one hub per
+    /// storage alive and per storage that went since the last hub was made. Identities are loaded outside the
+    /// lock (a loaded reference may be the last), and the hubs dropped are released after it (their schemas
+    /// hold declared defaults, whose deinit is the user's code).
+    private static func dropHubsOfDeadStorages() {
+        let dead = Set(registry.withLock { Array($0.values) }.filter { $0.identity == nil }.map(ObjectIdentifier.init))
+        guard !dead.isEmpty else { return }
+        let dropped = registry.withLock { hubs in
+            let dropped = hubs.filter { dead.contains(ObjectIdentifier($0.value)) }
+            hubs = hubs.filter { !dead.contains(ObjectIdentifier($0.value)) }
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Returns the hub of the storage whose identity is `identity`, if a config has used it.
     static func existingHub(for identity: AnyObject) -> StoreHub? {
         registry.withLock { hubs in
-            guard let hub = hubs[ObjectIdentifier(identity)]?.hub, hub.identity === identity else { return nil }
+            guard let hub = hubs[ObjectIdentifier(identity)], hub.identity === identity else { return nil }
             return hub
         }
     }
