@@ -118,7 +118,8 @@ extension Setting {
             }
             return nil
         }
-        let (version, discarded) = binding.context.writeOne(key: binding.key, stored: stored, typedValue: newValue)
+        let (version, discarded) = binding.context.writeOne(
+            key: binding.key, index: binding.index, stored: stored, typedValue: newValue)
         guard discarded else {
             apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, endingShow: number)
             return version

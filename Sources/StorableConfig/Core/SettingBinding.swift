@@ -18,7 +18,7 @@ final class SettingBinding: @unchecked Sendable {
         observationKeyPath = schema.observationKeyPaths[index]
         key = schema.keys[index]
         #if canImport(Observation) && !canImport(Darwin)
-            registrar = (context.observation as? ObservationSupport)?.registrar ?? ObservationRegistrar()
+            registrar = context.registrar
         #endif
     }
 

@@ -6,6 +6,10 @@
     import Musl
 #endif
 
+#if canImport(Observation)
+    import Observation
+#endif
+
 /// One config instance's connection to its store and to the other configs bound to the same storage.
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
@@ -39,7 +43,18 @@ final class ConfigContext: @unchecked Sendable {
     init(store: any ConfigStore) {
         self.store = store
         hub = StoreHub.hub(for: store)
+        #if canImport(Observation) && !canImport(Darwin)
+            registrar = (observation as? ObservationSupport)?.registrar ?? ObservationRegistrar()
+        #endif
     }
+
+    /// The config's class's receivers in the hub, once attached: guarded by the hub's `feed` lock.
+    var receiverGroup: StoreHub.ReceiverGroup?
+
+    #if canImport(Observation) && !canImport(Darwin)
+        /// `observation`'s registrar, found once for every setting of the config (see ``SettingBinding``).
+        let registrar: ObservationRegistrar
+    #endif
 
     // MARK: Config-wide observers
 
@@ -145,9 +160,9 @@ final class ConfigContext: @unchecked Sendable {
     /// Writes one change, outside a batch on this thread (inside one, hand it to ``deferToBatch(_:_:)``), and
     /// returns its version and whether its value must not be believed (see ``StoreHub/writeOne``).
     func writeOne<Typed: Sendable>(
-        key: String, stored: StoredValue?, typedValue: Typed
+        key: String, index: Int, stored: StoredValue?, typedValue: Typed
     ) -> (version: UInt64, discarded: Bool) {
-        hub.writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: ObjectIdentifier(self))
+        hub.writeOne(key: key, index: index, stored: stored, typedValue: typedValue, to: store, from: self)
     }
 
     /// Keeps a change of this thread's batch, to be written, and then completed, when the batch ends.

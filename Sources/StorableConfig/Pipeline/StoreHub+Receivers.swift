@@ -5,23 +5,30 @@ extension StoreHub {
         weak var config: StorableConfig?
     }
 
-    /// The live configs of one class (one schema) on this storage.
-    struct ReceiverGroup {
+    /// The live configs of one class (one schema) on this storage. Guarded by the hub's `feed` lock, as is the
+    /// writer's `ConfigContext.receiverGroup` that points at it.
+    final class ReceiverGroup: @unchecked Sendable {
         /// Kept so that its identity, the group's key, cannot be reused while the group exists.
         let schema: ConfigSchema
         var byContext: [ObjectIdentifier: Receiver] = [:]
+        /// For each of the schema's keys, whether another class's configs on this storage read it too. Set when
+        /// such a class first attaches, never cleared (groups stay): a write of a key that no other class reads,
+        /// by a config alone of its class, reaches nobody, which is found without hashing the key.
+        var keyIsShared: [Bool]
+
+        init(schema: ConfigSchema) {
+            self.schema = schema
+            keyIsShared = Array(repeating: false, count: schema.keys.count)
+        }
     }
 
     /// Registers `config` for deliveries and returns the version its initial load must be tagged with.
     func attach(_ config: StorableConfig, context: ConfigContext) -> UInt64 {
         let schema = config.schema
-        let group = ObjectIdentifier(schema)
         return feed.withLock { feed in
-            if feed.receivers[group] == nil {
-                feed.receivers[group] = ReceiverGroup(schema: schema)
-                for key in schema.keys { feed.schemasByKey[key, default: []].insert(group) }
-            }
-            feed.receivers[group]?.byContext[ObjectIdentifier(context)] = Receiver(config: config)
+            let group = feed.receivers[ObjectIdentifier(schema)] ?? feed.addGroup(of: schema)
+            group.byContext[ObjectIdentifier(context)] = Receiver(config: config)
+            context.receiverGroup = group
             return feed.version
         }
     }
@@ -44,6 +51,31 @@ extension StoreHub {
 }
 
 extension StoreHub.Feed {
+    /// Indexes the keys of a class whose first config attaches, marking those that other classes read too.
+    mutating func addGroup(of schema: ConfigSchema) -> StoreHub.ReceiverGroup {
+        let group = StoreHub.ReceiverGroup(schema: schema)
+        for (index, key) in schema.keys.enumerated() {
+            if let others = schemasByKey[key] {
+                group.keyIsShared[index] = true
+                for other in others.compactMap({ receivers[$0] }) {
+                    for (otherIndex, otherKey) in other.schema.keys.enumerated() where otherKey == key {
+                        other.keyIsShared[otherIndex] = true
+                    }
+                }
+            }
+            schemasByKey[key, default: []].insert(ObjectIdentifier(schema))
+        }
+        receivers[ObjectIdentifier(schema)] = group
+        return group
+    }
+
+    /// Whether a write of the key at `index` of the writer's schema reaches nobody but the writer: no other
+    /// config of its class is alive, no other class reads the key, and no key is sent to another.
+    func reachesOnlyWriter(_ writer: ConfigContext, index: Int) -> Bool {
+        guard let group = writer.receiverGroup, aliases.earlierKeys.isEmpty else { return false }
+        return group.byContext.count == 1 && !group.keyIsShared[index]
+    }
+
     /// Appends the live configs, except the one whose context is `origin`, that read one of `keys` (store
     /// keys), directly or by an earlier key that aliases send there.
     func collect(

@@ -180,8 +180,10 @@ final class StoreHub: @unchecked Sendable {
     ///   keeps no failed writes (every config then reads the key again, perhaps later, after the locks this
     ///   thread is inside of).
     func writeOne<Typed: Sendable>(
-        key: String, stored: StoredValue?, typedValue: Typed, to store: any ConfigStore, from origin: ObjectIdentifier
+        key: String, index: Int, stored: StoredValue?, typedValue: Typed, to store: any ConfigStore,
+        from writer: ConfigContext
     ) -> (version: UInt64, discarded: Bool) {
+        let origin = ObjectIdentifier(writer)
         var failure: (any Error)?
         var targets: [StorableConfig] = []
         let call = beginStoreCall(key: key)
@@ -198,7 +200,8 @@ final class StoreHub: @unchecked Sendable {
             }
             return numberWrite(
                 keys: CollectionOfOne(storeKey), succeeded: failure == nil, from: origin,
-                startVersion: call.startVersion, generation: call.generation, targets: &targets)
+                startVersion: call.startVersion, generation: call.generation, targets: &targets,
+                writer: (writer, index))
         }
         if let failure {
             report(failure, keys: [key])
@@ -216,7 +219,7 @@ final class StoreHub: @unchecked Sendable {
         if !certain {
             // The key became an earlier key while the write was under way: write it again, to the current key.
             if keyMoved(key, from: storeKey, since: call.generation) {
-                _ = writeOne(key: key, stored: stored, typedValue: typedValue, to: store, from: origin)
+                _ = writeOne(key: key, index: index, stored: stored, typedValue: typedValue, to: store, from: writer)
             }
             storageChanged(keys: [storeKey])
         }
@@ -291,7 +294,7 @@ final class StoreHub: @unchecked Sendable {
     /// again.
     func numberWrite(
         keys: some Collection<String>, succeeded: Bool, from origin: ObjectIdentifier, startVersion: UInt64,
-        generation: UInt64, targets: inout [StorableConfig]
+        generation: UInt64, targets: inout [StorableConfig], writer: (context: ConfigContext, index: Int)? = nil
     ) -> (version: UInt64, certain: Bool) {
         feed.withLock { feed in
             feed.storeCallsInFlight -= 1
@@ -303,6 +306,9 @@ final class StoreHub: @unchecked Sendable {
                 && !feed.pendingMoves.due
             feed.version &+= 1
             // The references loaded are released by the caller, after the lock.
+            if let writer, feed.reachesOnlyWriter(writer.context, index: writer.index) {
+                return (feed.version, certain)
+            }
             feed.collect(readersOf: keys, except: origin, into: &targets)
             return (feed.version, certain)
         }
