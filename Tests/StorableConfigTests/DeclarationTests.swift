@@ -39,7 +39,7 @@ struct DeclarationTests {
             try ConfigSchema.schema(
                 for: UnstorableConfig.self,
                 settings: [
-                    ReflectedSetting(name: "broken", declaringType: UnstorableConfig.self, setting: setting)
+                    ReflectedSetting(label: "broken", declaringType: UnstorableConfig.self, setting: setting)
                 ])
         } throws: { error in
             guard case .invalidDeclaration(let className, let property, let reason) = error as? StorableConfigError

@@ -46,7 +46,9 @@ final class ConfigSchema: Sendable {
     ///   one key or a setting whose declared default cannot be stored and read back.
     static func schema(for type: StorableConfig.Type, settings: [ReflectedSetting]) throws -> ConfigSchema {
         let identifier = ObjectIdentifier(type)
-        if let cached = cache.withLock({ $0[identifier] }), cached.names.elementsEqual(settings.map(\.name)) {
+        if let cached = cache.withLock({ $0[identifier] }),
+            cached.names.elementsEqual(settings, by: { $1.isNamed($0) })
+        {
             return cached
         }
         let className = unqualifiedName(of: type)

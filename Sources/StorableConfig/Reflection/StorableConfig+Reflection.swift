@@ -10,20 +10,18 @@ extension StorableConfig {
                 ).description)
         }
         var levels: [[ReflectedSetting]] = []
-        var mirror: Mirror? = Mirror(reflecting: self)
-        while let current = mirror, current.subjectType != StorableConfig.self {
-            let declaringClass = current.subjectType
-            levels.append(
-                current.children.compactMap { child in
-                    guard let label = child.label,
-                        let setting = (child.value as? any SettingBox)
-                            ?? (child.value as? any WrapsSettingBox)?.settingBox
-                    else { return nil }
-                    // A wrapper's storage is reflected as `_name`.
-                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                    return ReflectedSetting(name: name, declaringType: declaringClass, setting: setting)
-                })
-            mirror = current.superclassMirror
+        var mirror = Mirror(reflecting: self)
+        while mirror.subjectType != StorableConfig.self {
+            var level: [ReflectedSetting] = []
+            for child in mirror.children {
+                guard let label = child.label,
+                    let setting = (child.value as? any SettingBox) ?? (child.value as? any WrapsSettingBox)?.settingBox
+                else { continue }
+                level.append(ReflectedSetting(label: label, declaringType: mirror.subjectType, setting: setting))
+            }
+            levels.append(level)
+            guard let superclassMirror = mirror.superclassMirror else { break }
+            mirror = superclassMirror
         }
         return levels.reversed().flatMap { $0 }
     }
@@ -31,10 +29,20 @@ extension StorableConfig {
 
 /// A setting found by reflection.
 struct ReflectedSetting {
-    let name: String
+    /// The property's name as `Mirror` gives it: a wrapper's storage is reflected as `_name`.
+    let label: String
     /// The class that declares the property.
     let declaringType: Any.Type
     let setting: any SettingBox
+
+    /// The property's name.
+    var name: String { label.hasPrefix("_") ? String(label.dropFirst()) : label }
+
+    /// Whether the property's name is `name`; compares without making a string (every instance compares its
+    /// settings with its class's cached schema).
+    func isNamed(_ name: String) -> Bool {
+        label.hasPrefix("_") ? label.utf8.dropFirst().elementsEqual(name.utf8) : label == name
+    }
 
     /// The unqualified name of the class that declares the property, for messages.
     var declaringClass: String { unqualifiedName(of: declaringType) }
