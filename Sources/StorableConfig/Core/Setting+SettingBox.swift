@@ -90,7 +90,8 @@ extension Setting: SettingBox {
             return apply(typed, isSet: true, version: version, stored: stored, telling: false)
         }
         let traits = ValueTraits<Value>.shared
-        let shown = isSecret ? StorableConfigError.redacted : "\(stored)"
+        // Made only for a report: a description of every value loaded was a tenth of the load.
+        var shown: String { isSecret ? StorableConfigError.redacted : "\(stored)" }
         do {
             var fallbacks: [ValueEvolution.FieldFallback] = []
             let value = try decodeFillingGaps(stored, traits: traits, fallbacks: &fallbacks)
