@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfigTesting
 import Testing
 
 @testable import StorableConfig
@@ -62,11 +63,20 @@ final class R36WeakTableStore: IdentifiedConfigStore, @unchecked Sendable {
     }
     private static let table = Locked<[String: WeakIdentity]>([:])
 
+    /// The storages, by name: kept for the process, as a database or a file is.
+    private static let storages = Locked<[String: InMemoryStore]>([:])
+
     let name: String
-    let storage = InMemoryStore()
+    let storage: InMemoryStore
 
     init(name: String) {
         self.name = name
+        storage = Self.storages.withLock { storages in
+            if let storage = storages[name] { return storage }
+            let storage = InMemoryStore()
+            storages[name] = storage
+            return storage
+        }
     }
 
     var storageIdentity: AnyObject {
@@ -106,6 +116,14 @@ struct Review36Tests {
         #expect(first.value == 7, "a change the store reports reaches the configs")
         #expect(second.value == 7, "a change the store reports reaches the configs")
         withExtendedLifetime((first, second)) {}
+    }
+
+    /// 0de63e5: the same store, through the package's own conformance kit: it passed every check at 0be2611; now
+    /// "configs over two store objects for one storage see each other's writes" fails, though the check before it,
+    /// that both store objects report one `storageIdentity` object, holds.
+    @Test func aStoreWhoseIdentityATableHoldsWeaklyPassesTheConformanceKit() throws {
+        let name = "r36-\(UUID().uuidString)"
+        try ConfigStoreConformance(persistent: true) { R36WeakTableStore(name: name) }.run()
     }
 
     /// 0de63e5: a write failure reported to one config is not reported again to a config created after it went
