@@ -87,10 +87,10 @@ struct LiveEarlierKeysTests {
         withExtendedLifetime((token, new, old)) {}
     }
 
-    /// No config alive in between: the new class moves the values and goes away; the old class, created after,
-    /// reads its defaults (nothing tells it of the new class) and writes its own keys; the next config of the new
-    /// class takes what the old one wrote, which is newer than what it holds, instead of leaving it where nothing
-    /// reads it again.
+    /// No config alive in between: the new class moves the values and goes away; the old class, created after on
+    /// the same storage, reads and writes the current keys, since the aliases last as long as the storage (until
+    /// 2026-11-28 they went with the last config, and the old class read its defaults and wrote its own keys,
+    /// which the next config of the new class then took); the next config of the new class reads what it wrote.
     @Test(arguments: StoreKind.allCases)
     func aWriteOfTheOldClassMadeWhenNoConfigWasAliveIsTakenByTheNextNewConfig(kind: StoreKind) throws {
         let fixture = StoreFixture(kind)
@@ -102,6 +102,7 @@ struct LiveEarlierKeysTests {
         }
         do {
             let old = LivePrefs(store: store)
+            #expect(old.volume == 5)
             old.volume = 10
         }
         let new = LivePreferences(store: store)

@@ -13,6 +13,9 @@
 /// One config instance's connection to its store and to the other configs bound to the same storage.
 final class ConfigContext: @unchecked Sendable {
     let store: any ConfigStore
+    /// Held for the config's life: the hub holds it weakly, and a store may hand out an identity that only its
+    /// configs keep alive (one shared through a weak table, as `JSONFile` shares a path's).
+    let storageIdentity: AnyObject
     let hub: StoreHub
     /// The lock that every setting of the config takes (see ``Setting/lock``).
     let settingsLock = Lock()
@@ -42,7 +45,8 @@ final class ConfigContext: @unchecked Sendable {
 
     init(store: any ConfigStore) {
         self.store = store
-        hub = StoreHub.hub(for: store)
+        storageIdentity = (store as? any IdentifiedConfigStore)?.storageIdentity ?? store
+        hub = StoreHub.hub(for: storageIdentity)
         #if canImport(Observation) && !canImport(Darwin)
             registrar = (observation as? ObservationSupport)?.registrar ?? ObservationRegistrar()
         #endif

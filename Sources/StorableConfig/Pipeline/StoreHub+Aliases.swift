@@ -3,7 +3,8 @@
 extension StoreHub {
     /// Earlier keys that a config class created on this storage moves values from, and their current keys: a
     /// config of another class that still uses such a key reads and writes the current key instead (see
-    /// Docs/Migrations.md). Kept for the hub's life, so that the configs alive agree.
+    /// Docs/Migrations.md). Kept for the hub's life, the storage's, so that every config of the storage agrees,
+    /// whenever it was created.
     struct KeyAliases {
         /// Earlier key → current key.
         var currentKey: [String: String] = [:]

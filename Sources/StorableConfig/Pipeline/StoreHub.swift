@@ -49,9 +49,9 @@ final class StoreHub: @unchecked Sendable {
     /// Whether any alias exists (once added, aliases are never removed).
     var hasAliases: Bool { feed.withLock { !$0.aliases.currentKey.isEmpty } }
 
-    /// Returns the hub of the storage that `store` uses, creating it the first time.
-    static func hub(for store: any ConfigStore) -> StoreHub {
-        let identity = (store as? any IdentifiedConfigStore)?.storageIdentity ?? store
+    /// Returns the hub of the storage whose identity is `identity` (a store's `storageIdentity`, else the store
+    /// itself), creating it the first time. The caller keeps `identity` alive for as long as it uses the hub.
+    static func hub(for identity: AnyObject) -> StoreHub {
         let key = ObjectIdentifier(identity)
         // A weak reference loaded here is `identity` or `nil`, never a last reference whose release would run a
         // store's deinit under the lock. A hub replaced is released after it.
@@ -69,17 +69,18 @@ final class StoreHub: @unchecked Sendable {
 
     /// Drops the hubs whose storage is gone, each time a hub is made: the registry holds at most one hub per
     /// storage alive and per storage that went since the last hub was made. Identities are loaded outside the
-    /// lock (a loaded reference may be the last), and the hubs dropped are released after it (their schemas
-    /// hold declared defaults, whose deinit is the user's code).
+    /// lock (a loaded reference may be the last). Every hub stays held here until the end, so that no hub found
+    /// dead is freed, and its address taken by a live storage's new hub, before it is taken out; and what is
+    /// dropped is released after the lock (a hub's schemas hold declared defaults, whose deinit is the user's
+    /// code).
     private static func dropHubsOfDeadStorages() {
-        let dead = Set(registry.withLock { Array($0.values) }.filter { $0.identity == nil }.map(ObjectIdentifier.init))
+        let all = registry.withLock { $0 }
+        let dead = all.filter { $0.value.identity == nil }
         guard !dead.isEmpty else { return }
-        let dropped = registry.withLock { hubs in
-            let dropped = hubs.filter { dead.contains(ObjectIdentifier($0.value)) }
-            hubs = hubs.filter { !dead.contains(ObjectIdentifier($0.value)) }
-            return dropped
+        registry.withLock { hubs in
+            for (key, hub) in dead where hubs[key] === hub { hubs[key] = nil }
         }
-        withExtendedLifetime(dropped) {}
+        withExtendedLifetime(all) {}
     }
 
     /// Returns the hub of the storage whose identity is `identity`, if a config has used it.
