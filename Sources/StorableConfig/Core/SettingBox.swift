@@ -32,8 +32,8 @@ protocol SettingBox: AnySetting {
     ) -> LayerOutcome
     /// Makes the setting ready for layers that change while the config is in use; in the config's initializer.
     func prepareForLayers(hasLayerBelow: Bool)
-    /// Where an override comes from, if the setting is overridden.
-    var overrideDescription: (source: SettingLayer, origin: String)? { get }
+    /// Where an override comes from (`environment variable APP_CONFIG_PORT`), if the setting is overridden.
+    var overrideOrigin: String? { get }
     /// The JSON Schema members that describe the setting's stored form.
     func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.

@@ -168,7 +168,7 @@ extension StorableConfig {
                 }
             }
             if let hidden = outcome.hidden, let source = sourceOfLayer[hidden.layer] {
-                let by = setting.overrideDescription.map { "the \($0.origin)" } ?? "the stored value"
+                let by = setting.overrideOrigin.map { "the \($0)" } ?? "the stored value"
                 SourceRegistry.shared.reportOnce(
                     .sourceValueHidden(key: key, origin: hidden.origin, hiddenBy: by), for: source)
             }

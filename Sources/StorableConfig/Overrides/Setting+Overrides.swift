@@ -295,7 +295,5 @@ extension Setting {
 
     var isBool: Bool { Value.self == Bool.self }
 
-    var overrideDescription: (source: SettingLayer, origin: String)? {
-        overridden.map { ($0.candidate.source, $0.candidate.origin) }
-    }
+    var overrideOrigin: String? { overridden?.candidate.origin }
 }
