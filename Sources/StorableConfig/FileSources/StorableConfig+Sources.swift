@@ -154,6 +154,8 @@ extension StorableConfig {
             // A setting that no layer names, in a config without file sources, is left as it is (it may hold no
             // layer state at all).
             if !hasSources, above.isEmpty { continue }
+            // Without file sources, only at creation (their layers never change), and for the settings they name.
+            if !hasSources { setting.prepareForLayers(hasLayerBelow: false) }
             let outcome = setting.takeLayers(
                 above: above, below: hasSources ? below : nil, isFirstLoad: isFirstLoad, generation: snapshot.generation
             )
