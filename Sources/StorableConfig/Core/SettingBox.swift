@@ -26,14 +26,15 @@ protocol SettingBox: AnySetting {
     /// The value type's ``ValueTraits`` and the type they are for, kept by the class's schema so that binding
     /// later instances looks up none; `nil` for a setting without them.
     var valueTraits: SchemaTraits? { get }
-    /// Resolves the values that layers above and below the store give: see `Setting.takeLayers`.
+    /// Resolves the values that layers above and below the store give, after ``prepareForLayers(hasLayerBelow:)``:
+    /// see `Setting.takeLayers`.
     func takeLayers(
         above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
     ) -> LayerOutcome
-    /// Makes the setting ready for layers that change while the config is in use; in the config's initializer.
+    /// Makes the setting ready to take layers; in the config's initializer.
     func prepareForLayers(hasLayerBelow: Bool)
-    /// Where an override comes from, if the setting is overridden.
-    var overrideDescription: (source: SettingLayer, origin: String)? { get }
+    /// Where an override comes from (`environment variable APP_CONFIG_PORT`), if the setting is overridden.
+    var overrideOrigin: String? { get }
     /// The JSON Schema members that describe the setting's stored form.
     func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.

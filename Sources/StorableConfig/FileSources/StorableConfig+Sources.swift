@@ -154,6 +154,8 @@ extension StorableConfig {
             // A setting that no layer names, in a config without file sources, is left as it is (it may hold no
             // layer state at all).
             if !hasSources, above.isEmpty { continue }
+            // Without file sources, only at creation (their layers never change), and for the settings they name.
+            if !hasSources { setting.prepareForLayers(hasLayerBelow: false) }
             let outcome = setting.takeLayers(
                 above: above, below: hasSources ? below : nil, isFirstLoad: isFirstLoad, generation: snapshot.generation
             )
@@ -168,7 +170,7 @@ extension StorableConfig {
                 }
             }
             if let hidden = outcome.hidden, let source = sourceOfLayer[hidden.layer] {
-                let by = setting.overrideDescription.map { "the \($0.origin)" } ?? "the stored value"
+                let by = setting.overrideOrigin.map { "the \($0)" } ?? "the stored value"
                 SourceRegistry.shared.reportOnce(
                     .sourceValueHidden(key: key, origin: hidden.origin, hiddenBy: by), for: source)
             }

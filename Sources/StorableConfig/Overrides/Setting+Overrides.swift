@@ -136,9 +136,10 @@ extension Setting {
         return appliedLayerValue?.candidate.isSecret ?? false
     }
 
-    /// Makes the setting ready for layers that change while the config is in use: in the config's initializer,
-    /// before anyone else can reach it. `hasLayerBelow`: a `nil` assigned to an optional whose default is `nil`
-    /// is then stored as "no value" rather than removing the stored value, which would bring the source's value.
+    /// Makes the setting ready to take layers (see ``takeLayers(above:below:isFirstLoad:generation:)``): in the
+    /// config's initializer, before anyone else can reach it. `hasLayerBelow`: a `nil` assigned to an optional whose
+    /// default is `nil` is then stored as "no value" rather than removing the stored value, which would bring the
+    /// source's value.
     func prepareForLayers(hasLayerBelow: Bool) {
         let extras = self.extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
         locked {
@@ -179,13 +180,13 @@ extension Setting {
     /// the source then keeps giving the last valid value it gave, and otherwise the next candidate is read.
     /// Runs the value type's own decoding and checks: call it without holding a lock. Does not change the value
     /// the setting holds: the caller reads the store again for the settings whose layers changed.
-    /// Layers of an older `generation` of the sources than those the setting holds are not taken.
+    /// Layers of an older `generation` of the sources than those the setting holds are not taken. Call
+    /// ``prepareForLayers(hasLayerBelow:)`` first.
     func takeLayers(
         above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
     ) -> LayerOutcome {
+        guard let extras else { preconditionFailure("takeLayers before prepareForLayers") }
         var outcome = LayerOutcome()
-        // Made outside the lock, for a setting whose declaration needed none.
-        let extras = self.extras ?? SettingExtras(declaredKeys: .derived, rules: nil)
         let lastGood = locked { extras.lastGood }
         var good: [String: SettingOverride<Value>] = [:]
         func resolve(_ candidates: [OverrideCandidate]) -> SettingOverride<Value>? {
@@ -266,13 +267,6 @@ extension Setting {
             releasedLastGood = extras.lastGood
             extras.lastGood = good
             outcome.changed = aboveChanged || belowChanged
-            if isFirstLoad, newAbove != nil || extras.fallback != nil, !extras.hasLayers {
-                // Only in the config's initializer, before anyone else can reach the setting (a config whose class
-                // reads file sources prepared every setting already: see `prepareForLayers`).
-                self.extras = extras
-                extras.assignmentHasRules = true
-                extras.hasLayers = true
-            }
             return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue), true)
         }
         withExtendedLifetime(replaced) {}
@@ -295,7 +289,5 @@ extension Setting {
 
     var isBool: Bool { Value.self == Bool.self }
 
-    var overrideDescription: (source: SettingLayer, origin: String)? {
-        overridden.map { ($0.candidate.source, $0.candidate.origin) }
-    }
+    var overrideOrigin: String? { overridden?.candidate.origin }
 }

@@ -38,9 +38,9 @@ extension StorableConfig {
     /// (`<redacted>` for a secret) and where it comes from. Empty when nothing is overridden.
     public var overrideReport: String {
         zip(schema.names, settings).compactMap { name, setting -> String? in
-            guard let override = setting.overrideDescription else { return nil }
+            guard let origin = setting.overrideOrigin else { return nil }
             let value = setting.isRedacted ? StorableConfigError.redacted : setting.valueText
-            return "\(type(of: self).configName).\(name) = \(value) (from the \(override.origin))"
+            return "\(type(of: self).configName).\(name) = \(value) (from the \(origin))"
         }.joined(separator: "\n")
     }
 }

@@ -29,7 +29,7 @@ extension RecordCollection: SettingBox {
 
     func prepareForLayers(hasLayerBelow: Bool) {}
 
-    var overrideDescription: (source: SettingLayer, origin: String)? { nil }
+    var overrideOrigin: String? { nil }
 
     func readProblem(_ stored: StoredValue) -> String? {
         if case .dictionary = stored { return nil }

@@ -85,7 +85,7 @@ public final class FileSecretStore: SecretStore {
             throw StorableConfigError.writeFailed(
                 key: key, reason: "renaming a temporary file to \(file(name)) failed: \(Self.text(code))")
         }
-        _ = Self.flush(directory)
+        _ = FileSystem.flushToDisk(directory)
     }
 
     /// Stores `data` for `key` only if `key` holds no secret, and returns whether it did.
@@ -106,7 +106,7 @@ public final class FileSecretStore: SecretStore {
             try refuseLink(named: name, in: directory, key: key)
             return false
         }
-        _ = Self.flush(directory)
+        _ = FileSystem.flushToDisk(directory)
         return true
     }
 
@@ -120,7 +120,7 @@ public final class FileSecretStore: SecretStore {
             if code == ENOENT { return }
             throw StorableConfigError.writeFailed(key: key, reason: "removing \(file(name)) failed: \(Self.text(code))")
         }
-        _ = Self.flush(directory)
+        _ = FileSystem.flushToDisk(directory)
     }
 
     // MARK: Files
@@ -161,40 +161,21 @@ public final class FileSecretStore: SecretStore {
                     key: key, reason: "creating a temporary file in \(path) failed: \(Self.text(code))")
             }
             defer { close(descriptor) }
-            // The mode given to openat is masked by the umask: set it whole.
-            let failure: Int32? = fchmod(descriptor, 0o600) != 0 ? errno : Self.write(data, to: descriptor)
-            if let failure {
+            do {
+                // The mode given to openat is masked by the umask: set it whole.
+                guard fchmod(descriptor, 0o600) == 0 else {
+                    throw FileSystem.Failure(path: path, operation: "chmod", errno: errno)
+                }
+                try FileSystem.writeAll(data, to: descriptor, path: path)
+                guard FileSystem.flushToDisk(descriptor) == 0 else {
+                    throw FileSystem.Failure(path: path, operation: "fsync", errno: errno)
+                }
+            } catch {
                 unlinkat(directory, name, 0)
-                throw StorableConfigError.writeFailed(
-                    key: key, reason: "writing a temporary file in \(path) failed: \(Self.text(failure))")
+                throw StorableConfigError.writeFailed(key: key, reason: "writing a temporary file in \(path): \(error)")
             }
             return name
         }
-    }
-
-    /// Writes all of `data` and flushes it; returns the error number of a failure.
-    private static func write(_ data: Data, to descriptor: Int32) -> Int32? {
-        let failure: Int32? = data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                guard written >= 0 else {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-        return failure ?? (flush(descriptor) == 0 ? nil : errno)
-    }
-
-    /// `fsync`; on Apple platforms `F_FULLFSYNC`, which also empties the drive's cache.
-    private static func flush(_ descriptor: Int32) -> Int32 {
-        #if canImport(Darwin)
-            if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
-        #endif
-        return fsync(descriptor)
     }
 
     static func text(_ code: Int32) -> String {

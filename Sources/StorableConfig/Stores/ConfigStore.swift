@@ -189,9 +189,9 @@ extension ConfigStore {
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
         let current = try values(forKeys: keys)
-        let (updated, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+        let (changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
         if !changed.isEmpty || !removed.isEmpty { try setValues(changed, removingValuesForKeys: removed) }
-        return updated
+        return changed
     }
 
     /// ``ConfigStoreAtomicity/withinProcess``.
@@ -206,12 +206,11 @@ extension ConfigStore {
 
 /// What an ``ConfigStore/updateValues(forKeys:_:)`` changes, worked out once for every store.
 enum ConfigStoreUpdate {
-    /// Runs `transform` on `current`, the values of `keys`, and returns the values after it, the entries to
-    /// store and the keys to remove. Entries for keys outside `keys` are dropped; every value after it is
-    /// stored, so the first two are the same.
+    /// Runs `transform` on `current`, the values of `keys`, and returns the values of `keys` after it, every one
+    /// of which is to be stored (entries for keys outside `keys` are dropped), and the keys to remove.
     static func apply(
         _ transform: (inout [String: StoredValue]) throws -> Void, to current: [String: StoredValue], keys: [String]
-    ) rethrows -> (updated: [String: StoredValue], changed: [String: StoredValue], removed: [String]) {
+    ) rethrows -> (changed: [String: StoredValue], removed: [String]) {
         var updated = current
         try transform(&updated)
         var changed: [String: StoredValue] = [:]
@@ -226,6 +225,6 @@ enum ConfigStoreUpdate {
             case (nil, nil): break
             }
         }
-        return (changed, changed, removed)
+        return (changed, removed)
     }
 }

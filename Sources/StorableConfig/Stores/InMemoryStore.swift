@@ -63,10 +63,10 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
         try storage.withLock { stored in
             var current: [String: StoredValue] = [:]
             for key in keys { current[key] = stored[key] }
-            let (updated, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+            let (changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
             for (key, value) in changed { stored[key] = value }
             for key in removed { stored[key] = nil }
-            return updated
+            return changed
         }
     }
 

@@ -254,7 +254,7 @@ enum FileSystem {
     }
 
     /// Writes all of `data` at the descriptor's offset.
-    private static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+    static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
         try data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -295,7 +295,7 @@ enum FileSystem {
 
     /// `fsync`, or on Apple platforms `fcntl(F_FULLFSYNC)` (falling back to `fsync` on file systems that
     /// refuse it, as Apple's own code does).
-    private static func flushToDisk(_ descriptor: Int32) -> Int32 {
+    static func flushToDisk(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
             if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
         #endif

@@ -177,8 +177,8 @@ final class JSONFile: @unchecked Sendable {
         try write(remembering: false) { [self] in
             var current: [String: StoredValue] = [:]
             for key in keys { current[key] = storedValue(forKey: key) }
-            let (result, changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
-            updated = result
+            let (changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
+            updated = changed
             try Self.refuseTooDeep(changed)
             return (changed, removed)
         }
