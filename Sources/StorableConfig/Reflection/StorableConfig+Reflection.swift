@@ -13,10 +13,10 @@ extension StorableConfig {
         var mirror = Mirror(reflecting: self)
         while mirror.subjectType != StorableConfig.self {
             var level: [ReflectedSetting] = []
-            for child in mirror.children {
-                guard let label = child.label,
-                    let setting = (child.value as? any SettingBox) ?? (child.value as? any WrapsSettingBox)?.settingBox
-                else { continue }
+            for case (let label?, let value) in mirror.children {
+                guard let setting = (value as? any SettingBox) ?? (value as? any WrapsSettingBox)?.settingBox else {
+                    continue
+                }
                 level.append(ReflectedSetting(label: label, declaringType: mirror.subjectType, setting: setting))
             }
             levels.append(level)
@@ -41,7 +41,8 @@ struct ReflectedSetting {
     /// Whether the property's name is `name`; compares without making a string (every instance compares its
     /// settings with its class's cached schema).
     func isNamed(_ name: String) -> Bool {
-        label.hasPrefix("_") ? label.utf8.dropFirst().elementsEqual(name.utf8) : label == name
+        guard label.utf8.first == UInt8(ascii: "_") else { return label == name }
+        return label.utf8.count == name.utf8.count + 1 && label.hasSuffix(name)
     }
 
     /// The unqualified name of the class that declares the property, for messages.
