@@ -255,6 +255,31 @@ struct SecretKeepingTests {
         #expect(try Data(contentsOf: url).range(of: Data("token-".utf8)) == nil)
     }
 
+    /// Two `UserDefaultsStore`s over one `UserDefaults`, whose `FileSecretStore`s name one directory by two paths,
+    /// one of them through a symbolic link: they are one place, so a secret changed through one config is what a
+    /// config created later over the other store reads.
+    @Test func fileSecretStoresReachingOneDirectoryThroughALinkAreOnePlace() throws {
+        let directory = TemporaryDirectory()
+        let suite = "StorableConfigTests-secret-place-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        let real = directory.file("secrets")
+        let link = directory.file("link")
+        // Made by the store, private, before the link to it.
+        let firstStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: real))
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let secondStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: link))
+        let first = KeptSecretConfig(store: firstStore)
+        let second = KeptSecretConfig(store: secondStore)
+        first.apiToken = "one-token"
+        second.apiToken = "two-token"
+        #expect(waitUntil(seconds: 5) { first.apiToken == "two-token" }, "first reads \(first.apiToken)")
+        #expect(KeptSecretConfig(store: firstStore).apiToken == "two-token")
+    }
+
     @Test func exportLeavesSecretsOutUnlessAsked() throws {
         let directory = TemporaryDirectory()
         let config = KeptSecretConfig(

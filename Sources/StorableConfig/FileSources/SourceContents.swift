@@ -240,9 +240,9 @@ struct SourceContents: Sendable {
     /// every value is of one generation. A file absent from that directory is not in that generation, unless
     /// `..data` leads elsewhere by then: a swap is removing it, and the reading starts again (`vanished`).
     private mutating func readDirectory(_ source: ConfigSource, names wanted: Set<String>?) {
-        let dataLink = FileWatcher.joined(source.path, "..data")
+        let dataLink = FileSystem.joined(source.path, "..data")
         let target = FileSystem.linkText(ofPath: dataLink)
-        let generation = target.flatMap { $0.contains("/") ? nil : FileWatcher.joined(source.path, $0) }
+        let generation = target.flatMap { $0.contains("/") ? nil : FileSystem.joined(source.path, $0) }
         directory = source.path
         let toRead: [String]? =
             if let wanted {
@@ -257,10 +257,10 @@ struct SourceContents: Sendable {
             return
         }
         for name in toRead.sorted() where !name.hasPrefix("..") {
-            let path = FileWatcher.joined(source.path, name)
+            let path = FileSystem.joined(source.path, name)
             var readPath = path
             if let generation, let link = FileSystem.linkText(ofPath: path), link.hasPrefix("..data/") {
-                readPath = FileWatcher.joined(generation, String(link.dropFirst("..data/".count)))
+                readPath = FileSystem.joined(generation, String(link.dropFirst("..data/".count)))
             }
             /// Whether the generation being read was swapped away (`..data` leads elsewhere now: the kubelet removes
             /// the old directory file by file, so a file missing there says nothing until `..data` is looked at).

@@ -46,10 +46,13 @@ final class SecretRouter: Sendable {
     /// that every store over one storage notes the same secret values. Held by the stores; a router no store holds
     /// goes away.
     static func shared(storage: AnyObject, secrets: any SecretStore) -> SecretRouter {
-        // Two file stores on one directory are one place: they share a router, and so what it notes.
-        let directory = (secrets as? FileSecretPlace)?.directory.standardizedFileURL.resolvingSymlinksInPath()
-        let place = directory?.path ?? "\(ObjectIdentifier(secrets))"
-        let key = "\(ObjectIdentifier(storage)) \(place)"
+        // Two file stores on one directory are one place: they share a router, and so what it notes. Worked out
+        // with class casts and text, which every first config over a `UserDefaultsStore` pays for: a cast to a
+        // protocol, formatting an identity into text and a `URL`'s first path operations search the process's
+        // conformances or metadata the first time (a sixth of that config's time, together).
+        let directory = (secrets as? FileSecretStore)?.directory.path ?? (secrets as? DeferredFileSecretStore)?.path
+        let place = directory.map { ($0 as NSString).resolvingSymlinksInPath } ?? Self.text(of: secrets)
+        let key = Self.text(of: storage) + " " + place
         return routers.withLock { routers in
             if let router = routers[key]?.router { return router }
             let router = SecretRouter(secrets)
@@ -57,6 +60,11 @@ final class SecretRouter: Sendable {
             routers[key] = Entry(router: router)
             return router
         }
+    }
+
+    /// The identity of `object` as text.
+    private static func text(of object: AnyObject) -> String {
+        String(UInt(bitPattern: ObjectIdentifier(object)), radix: 16)
     }
 
     /// Those of `keys` that are not secret yet.
@@ -256,11 +264,6 @@ final class SecretRouter: Sendable {
 struct SecretWriteFailure: Error, CustomStringConvertible {
     let error: StorableConfigError
     var description: String { error.description }
-}
-
-/// A secret store that keeps its secrets in a directory, which names the place for every store object on it.
-protocol FileSecretPlace {
-    var directory: URL { get }
 }
 
 /// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:

@@ -13,7 +13,7 @@ public enum SecretStores {
             let url = url.standardizedFileURL
             let name = url.deletingPathExtension().lastPathComponent
             return DeferredFileSecretStore(
-                directory: url.deletingLastPathComponent().appendingPathComponent("\(name).secrets"))
+                path: url.deletingLastPathComponent().appendingPathComponent("\(name).secrets").path)
         #endif
     }
 
@@ -26,34 +26,32 @@ public enum SecretStores {
             KeychainSecretStore()
         #else
             let domain = suiteName ?? ProcessInfo.processInfo.processName
-            return DeferredFileSecretStore(
-                directory: FileSystem.userConfigDirectory().appendingPathComponent("\(domain).secrets"))
+            return DeferredFileSecretStore(path: FileSystem.joined(FileSystem.userConfigPath(), "\(domain).secrets"))
         #endif
     }
 }
-
-extension FileSecretStore: FileSecretPlace {}
-
-extension DeferredFileSecretStore: FileSecretPlace {}
 
 /// A ``FileSecretStore`` opened at its first use, so that a store whose configs declare no secret makes no
 /// directory: reading from a directory that is not there finds nothing, and the first write makes it (and the
 /// directories above it, as the settings file's own first write does). One that could not be opened is opened
 /// again at the next use.
 final class DeferredFileSecretStore: SecretStore {
-    let directory: URL
+    /// The directory's path: kept as text, since a `URL`'s first path operations in a process are slow, and this
+    /// store is made, and its place compared, by every first config over a `UserDefaultsStore`.
+    let path: String
     private let opened = Locked<FileSecretStore?>(nil)
 
-    init(directory: URL) {
-        self.directory = directory
+    init(path: String) {
+        self.path = path
     }
 
-    var description: String { "directory \(directory.path)" }
+    var description: String { "directory \(path)" }
 
     private func store(creating: Bool = true) throws -> FileSecretStore? {
         if let store = opened.withLock({ $0 }) { return store }
+        let directory = URL(fileURLWithPath: path, isDirectory: true)
         let parent = directory.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
+        if !FileManager.default.fileExists(atPath: path) {
             guard creating else { return nil }
             do {
                 try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)

@@ -14,14 +14,15 @@ final class ValueTraits<Value: Codable & Sendable>: @unchecked Sendable {
     let isEqual: ((Value, Value) -> Bool)?
     /// For `Optional` types.
     let isNil: ((Value) -> Bool)?
-    let typeName: String
+    /// The type's name, for messages: worked out when asked, since `String(describing:)` of a type searches the
+    /// process's conformances the first time: about 3 % of the first config of a class.
+    var typeName: String { TypeName.of(Value.self) }
     /// Whether the type has a native stored form (``StoredValueConvertible``); else it is coded through
     /// ``StoredValueEncoder`` and ``StoredValueDecoder``, and may change from version to version
     /// (``ValueEvolution``).
     let isNative: Bool
 
     private init() {
-        typeName = TypeName.of(Value.self)
         if let native = Value.self as? any StoredValueConvertible.Type {
             isNative = true
             (encode, decode) = Self.nativeCoding(native)

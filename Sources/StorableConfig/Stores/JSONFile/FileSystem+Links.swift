@@ -56,7 +56,7 @@ extension FileSystem {
         defer { free(resolved) }
         let name =
             path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.utf8.index(after: $0)...]) } ?? path
-        return FileWatcher.joined(String(cString: resolved), name)
+        return FileSystem.joined(String(cString: resolved), name)
     }
 
     /// The text of the symbolic link at `path`, or `nil` (with `errno` set) if it is not a link or cannot be read.

@@ -288,7 +288,7 @@
                         if filtered[registration] == nil { filtered[registration] = .some(filter.names?()) }
                         guard watched.matters(event.name, filtered: filtered[registration] ?? nil) else { continue }
                         if event.mask & Self.eventMask == UInt32(IN_CREATE),
-                            !Self.isWholeWhenCreated(FileWatcher.joined(watched.directory, event.name))
+                            !Self.isWholeWhenCreated(FileSystem.joined(watched.directory, event.name))
                         {
                             continue
                         }

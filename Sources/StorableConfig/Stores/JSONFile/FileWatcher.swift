@@ -223,7 +223,7 @@ final class FileWatcher: Sendable {
             for name in filter.namesToLookAt(in: path) {
                 var entry = stat()
                 // A dangling link has no end to stamp: the link's own stamp stands for it.
-                let entryPath = FileWatcher.joined(path, name)
+                let entryPath = FileSystem.joined(path, name)
                 if stat(entryPath, &entry) == 0 || lstat(entryPath, &entry) == 0 {
                     entries[name] = FileSystem.stamp(of: entry)
                 }
@@ -261,21 +261,16 @@ final class FileWatcher: Sendable {
         let (entries, reachedTheEnd) = FileSystem.entriesOnTheWay(to: path)
         add(entries)
         guard reachedTheEnd, let last = entries.last else { return directories }
-        let end = joined(last.directory, last.name)
+        let end = FileSystem.joined(last.directory, last.name)
         var info = stat()
         guard stat(end, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return directories }
         directories[end, default: WatchedDirectory(directory: end)].everyName = true
         for name in filter.namesToLookAt(in: end) {
-            let entry = joined(end, name)
+            let entry = FileSystem.joined(end, name)
             if lstat(entry, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                 add(FileSystem.entriesOnTheWay(to: entry).entries)
             }
         }
         return directories
-    }
-
-    /// `name` in `directory`.
-    static func joined(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }
