@@ -14,6 +14,29 @@ struct SecretStoreTests {
         try SecretStoreConformance(persistent: false) { store }.run()
     }
 
+    /// Where the default secret stores keep secrets off Apple platforms, as Docs/Secrets.md names the directories:
+    /// worked out from the environment as `ProcessInfo` reads it, against the library's own reading.
+    @Test(.enabled(if: !secretsGoToTheKeychain, "Apple platforms keep secrets in the Keychain"))
+    func theDefaultSecretStoresKeepSecretsWhereTheDocsSay() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let configHome =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config").path
+        let suite = "StorableConfigTests-places-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        #expect(
+            SecretStores.forDefaults(defaults, suiteName: "com.example.suite").description
+                == "directory \(configHome)/com.example.suite.secrets")
+        #expect(
+            SecretStores.forDefaults(defaults).description
+                == "directory \(configHome)/\(ProcessInfo.processInfo.processName).secrets")
+        #expect(
+            SecretStores.besideFile(at: URL(fileURLWithPath: "/srv/app/../app/settings.json")).description
+                == "directory /srv/app/settings.secrets")
+    }
+
     @Test func fileSecretStorePassesTheConformanceKit() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("secrets")
@@ -166,3 +189,10 @@ final class CarelessSecretStore: SecretStore {
         _ = secrets.withLock { $0.removeValue(forKey: key) }
     }
 }
+
+/// Whether the default secret stores are the Keychain (Apple platforms) rather than directories.
+#if canImport(Security)
+    let secretsGoToTheKeychain = true
+#else
+    let secretsGoToTheKeychain = false
+#endif
