@@ -37,7 +37,7 @@ enum FileSystem {
     }
 
     /// ``userConfigDirectory()``'s path, read with `getenv` and joined as text: `ProcessInfo`'s environment
-    /// copies every variable, and the first `URL.appendingPathComponent` of a process takes tenths of a
+    /// copies every variable, and the first `URL.appendingPathComponent` of a process takes about a tenth of a
     /// millisecond, both paid by every first config over a `UserDefaultsStore` (for its secret store's place).
     static func userConfigPath() -> String {
         if let configHome = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), configHome.hasPrefix("/") {
