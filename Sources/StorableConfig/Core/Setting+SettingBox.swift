@@ -29,7 +29,8 @@ extension Setting: SettingBox {
     }
 
     func showPendingReset() -> UInt64 {
-        showWhileWriting(defaultValue, isSet: false)
+        guard let context = locked({ binding })?.context else { return 0 }
+        return showWhileWriting(defaultValue, isSet: false, context: context)
     }
 
     func readProblem(_ stored: StoredValue) -> String? {

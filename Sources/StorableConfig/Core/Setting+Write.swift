@@ -108,17 +108,18 @@ extension Setting {
         _ newValue: Value, stored: StoredValue?, through binding: SettingBinding, traits: ValueTraits<Value>
     ) -> UInt64? {
         let isSet = stored != nil
-        let number = showWhileWriting(newValue, isSet: isSet)
-        guard !binding.context.isBatching else {
+        let context = binding.context
+        let number = showWhileWriting(newValue, isSet: isSet, context: context)
+        guard !context.isBatching else {
             let change = SettingChange(key: binding.key, stored: stored, typedValue: newValue)
-            binding.context.deferToBatch(change) { [self] version in
+            context.deferToBatch(change) { [self] version in
                 apply(
                     newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, telling: false,
                     endingShow: number)
             }
             return nil
         }
-        let (version, discarded) = binding.context.writeOne(
+        let (version, discarded) = context.writeOne(
             key: binding.key, index: binding.index, stored: stored, typedValue: newValue)
         guard discarded else {
             apply(newValue, isSet: isSet, version: version, stored: stored, fromStore: isSet, endingShow: number)
@@ -135,9 +136,8 @@ extension Setting {
     /// thread's, or a handler's inside the store call) shows its own value in turn. An overridden setting shows
     /// nothing: the layer above the store keeps being read, as it is after the write; a removal shows what a
     /// file source below the store gives, if one does, else the default.
-    func showWhileWriting(_ newValue: Value, isSet: Bool) -> UInt64 {
+    func showWhileWriting(_ newValue: Value, isSet: Bool, context: ConfigContext) -> UInt64 {
         let lock = self.lock
-        guard let context = binding?.context else { return 0 }
         lock.lock()
         // Numbered by the config (under its lock, which this is): a setting keeps no counter of its own.
         context.lastPendingNumber &+= 1
@@ -246,6 +246,8 @@ extension Setting {
         telling: Bool = true, endingShow shownNumber: UInt64 = 0
     ) -> (() -> Void)? {
         let lock = self.lock
+        // Set before the setting is reachable (`prepareForLayers`), so read once, without the lock.
+        let hasLayers = self.hasLayers
         // A layer above that gives some fields takes the others from the layers below: read outside the lock.
         let filled = hasLayers ? valueFilledFromLayersBelow(stored: fromStore ? stored : nil) : nil
         // Made before the lock is taken, when someone listens: the queued change and the state that holds it.

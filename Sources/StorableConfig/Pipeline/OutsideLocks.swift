@@ -45,26 +45,33 @@ enum OutsideLocks {
 
     /// This thread's depth inside the framework's locks, its open batches, and whether something is held back.
     private static var state: Int {
-        get {
-            guard let key else { return stateWithoutKey.withLock { $0[pthread_self()] ?? 0 } }
-            return Int(bitPattern: pthread_getspecific(key))
+        get { load(key) }
+        set { save(newValue, key) }
+    }
+
+    /// `state`, through `key` as read once by the caller: each read of a `static let` is a call (`swift_once`),
+    /// and every write enters and leaves a region.
+    private static func load(_ key: pthread_key_t?) -> Int {
+        guard let key else { return stateWithoutKey.withLock { $0[pthread_self()] ?? 0 } }
+        return Int(bitPattern: pthread_getspecific(key))
+    }
+
+    private static func save(_ state: Int, _ key: pthread_key_t?) {
+        guard let key else {
+            let thread = pthread_self()
+            stateWithoutKey.withLock { $0[thread] = state == 0 ? nil : state }
+            return
         }
-        set {
-            guard let key else {
-                let thread = pthread_self()
-                stateWithoutKey.withLock { $0[thread] = newValue == 0 ? nil : newValue }
-                return
-            }
-            pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue))
-        }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: state))
     }
 
     /// Runs `body`, holding back this thread's reports until the outermost `deferring` returns.
     static func deferring<Result>(_ body: () throws -> Result) rethrows -> Result {
-        state += depthUnit
+        let key = self.key
+        save(load(key) + depthUnit, key)
         defer {
-            let left = state - depthUnit
-            state = left
+            let left = load(key) - depthUnit
+            save(left, key)
             if left < depthUnit, left & heldBackFlag != 0 { release() }
         }
         return try body()
