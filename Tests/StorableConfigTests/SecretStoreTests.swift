@@ -37,6 +37,34 @@ struct SecretStoreTests {
                 == "directory /srv/app/settings.secrets")
     }
 
+    /// A relative `$HOME` is taken from the working directory when the store is made, as the settings file's own
+    /// place is: a program that changes its working directory afterwards still finds its secrets there. (In a
+    /// process of its own, since it changes the environment and the working directory.)
+    @Test(.enabled(if: !secretsGoToTheKeychain, "Apple platforms keep secrets in the Keychain"))
+    func aRelativeHomeIsTakenFromTheWorkingDirectoryWhenTheStoreIsMade() async {
+        #if !canImport(Darwin)
+            await #expect(processExitsWith: .success) {
+                let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "StorableConfigTests-relative-home-\(getpid())")
+                try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: base) }
+                guard FileManager.default.changeCurrentDirectoryPath(base.path) else { exit(2) }
+                setenv("HOME", "home", 1)
+                unsetenv("XDG_CONFIG_HOME")
+                let store = SecretStores.forDefaults(.standard, suiteName: "com.example.suite")
+                let other = base.appendingPathComponent("elsewhere")
+                try? FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+                guard FileManager.default.changeCurrentDirectoryPath(other.path) else { exit(3) }
+                guard (try? store.setSecret(Data("s3cret".utf8), forKey: "token")) != nil else { exit(4) }
+                let expected = base.appendingPathComponent("home/.config/com.example.suite.secrets")
+                guard let reopened = try? FileSecretStore(directory: expected),
+                    (try? reopened.secret(forKey: "token")) == Data("s3cret".utf8)
+                else { exit(5) }
+                exit(0)
+            }
+        #endif
+    }
+
     @Test func fileSecretStorePassesTheConformanceKit() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("secrets")

@@ -43,7 +43,10 @@ enum FileSystem {
         if let configHome = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), configHome.hasPrefix("/") {
             return configHome
         }
-        let home = getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        var home = getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        // A relative `$HOME` is taken from the working directory now, as `URL(fileURLWithPath:)` takes it: a
+        // directory kept as text and used later must not move when the program changes its working directory.
+        if !home.hasPrefix("/") { home = joined(FileManager.default.currentDirectoryPath, home) }
         return joined(home, ".config")
     }
 
