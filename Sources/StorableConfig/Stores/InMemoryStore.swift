@@ -24,13 +24,7 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
 
     /// Returns the values stored for `keys`.
     public func values(forKeys keys: [String]) -> [String: StoredValue] {
-        storage.withLock { values in
-            var result: [String: StoredValue] = [:]
-            for key in keys {
-                if let value = values[key] { result[key] = value }
-            }
-            return result
-        }
+        storage.withLock { values in keys.reduce(into: [:]) { $0[$1] = values[$1] } }
     }
 
     /// Stores `value` for `key`.

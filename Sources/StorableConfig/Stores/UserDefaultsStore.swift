@@ -254,20 +254,13 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
 
     /// The values stored for `keys`, as ``value(forKey:)`` reads them, without noting them as known.
     func storedValues(forKeys keys: [String]) -> [String: StoredValue] {
-        var result: [String: StoredValue] = [:]
-        if let domainName {
-            // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only
-            // the persistent domain tells a stored value from a registered one.
-            let domain = defaults.persistentDomain(forName: domainName) ?? [:]
-            for key in keys {
-                if let stored = domain[key].flatMap(Self.storedValue(from:)) { result[key] = stored }
-            }
-        } else {
-            for key in keys {
-                if let stored = defaults.object(forKey: key).flatMap(Self.storedValue(from:)) { result[key] = stored }
-            }
+        // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only the
+        // persistent domain tells a stored value from a registered one.
+        let domain = domainName.map { defaults.persistentDomain(forName: $0) ?? [:] }
+        return keys.reduce(into: [:]) { result, key in
+            let object = domain == nil ? defaults.object(forKey: key) : domain?[key]
+            if let stored = object.flatMap(Self.storedValue(from:)) { result[key] = stored }
         }
-        return result
     }
 
     /// Stores `value` for `key`.

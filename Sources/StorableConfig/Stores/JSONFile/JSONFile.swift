@@ -101,13 +101,7 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func values(forKeys keys: [String]) -> [String: StoredValue] {
-        lock.withLock {
-            var result: [String: StoredValue] = [:]
-            for key in keys {
-                if let value = storedValue(forKey: key) { result[key] = value }
-            }
-            return result
-        }
+        lock.withLock { keys.reduce(into: [:]) { $0[$1] = storedValue(forKey: $1) } }
     }
 
     /// The text, as read, of the value of `key`, if it holds a number that ``StoredValue`` holds only
