@@ -42,11 +42,7 @@ final class SourceRegistry: Sendable {
 
         /// The names that the contents give and that match two settings or more, with their keys.
         var ambiguous: [String: [String]] {
-            var found: [String: [String]] = [:]
-            for name in contents.entries.keys {
-                if let keys = claimed[name], keys.count > 1 { found[name] = keys.keys.sorted() }
-            }
-            return found
+            claimed.filter { $0.value.count > 1 && contents.entries[$0.key] != nil }.mapValues { $0.keys.sorted() }
         }
     }
 
