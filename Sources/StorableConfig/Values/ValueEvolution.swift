@@ -201,14 +201,10 @@ extension StoredValue {
     /// A copy with the member at `path` set to `value`; `nil` where a dictionary on the way is missing.
     fileprivate func replacing(at path: some Collection<String>, with value: StoredValue) -> StoredValue? {
         guard let first = path.first else { return value }
-        guard case .dictionary(var members) = self else { return nil }
-        if path.count == 1 {
-            members[first] = value
-        } else {
-            guard let member = members[first], let replaced = member.replacing(at: path.dropFirst(), with: value)
-            else { return nil }
-            members[first] = replaced
-        }
+        guard case .dictionary(var members) = self,
+            let replaced = path.count == 1 ? value : members[first]?.replacing(at: path.dropFirst(), with: value)
+        else { return nil }
+        members[first] = replaced
         return .dictionary(members)
     }
 }
