@@ -187,12 +187,8 @@ struct SourceContents: Sendable {
         let limit = Self.readLimit - bytesRead
         func pastTheLimit(_ size: String) {
             let before = bytesRead == 0 ? "" : ", and with the \(bytesRead) bytes read before it from this source,"
-            unreadable.append(
-                (
-                    path, place,
-                    "it holds \(size) bytes\(before) more than the \(Self.readLimit) bytes (16 MiB) read at most from "
-                        + "one source"
-                ))
+            let reason = "it holds \(size) bytes\(before) more than the \(Self.readLimit) bytes (16 MiB) read at most"
+            unreadable.append((path, place, reason + " from one source"))
         }
         guard info.st_size <= limit else {
             pastTheLimit("\(info.st_size)")
