@@ -301,9 +301,7 @@ struct SourceContents: Sendable {
     /// `NAME=value` lines; a variable set in the process's real environment beats the file's line.
     private mutating func readDotEnv(_ data: Data, source: ConfigSource) {
         let file = DotEnvFile(parsing: data)
-        for problem in file.problems {
-            problems.append(.sourceUnusable(where: "\(source.path):\(problem.line)", reason: problem.reason))
-        }
+        problems += file.problems.map { .sourceUnusable(where: "\(source.path):\($0.line)", reason: $0.reason) }
         let environment = ProcessInfo.processInfo.environment
         for (name, entry) in file.values {
             let real = environment[name]
