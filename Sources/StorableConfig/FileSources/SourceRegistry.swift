@@ -54,13 +54,6 @@ final class SourceRegistry: Sendable {
         /// Counts the readings begun: a reading begun before the one installed is not installed.
         var tickets: UInt64 = 0
 
-        func snapshot(of sources: [ConfigSource]) -> Snapshot {
-            let chosen = entries.filter { sources.contains($0.key) }
-            return Snapshot(
-                contents: chosen.mapValues(\.contents), generation: generation,
-                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
-        }
-
         /// Adds (or takes away) a subscriber's `claims` to those of `source`. When a name the source gives comes to
         /// match two settings or more, or stops to, counts the generation up and returns the configs that read the
         /// source, to be told.
@@ -193,7 +186,12 @@ final class SourceRegistry: Sendable {
 
     /// The current contents of `sources`.
     func snapshot(of sources: [ConfigSource]) -> Snapshot {
-        state.withLock { $0.snapshot(of: sources) }
+        state.withLock { state in
+            let chosen = state.entries.filter { sources.contains($0.key) }
+            return Snapshot(
+                contents: chosen.mapValues(\.contents), generation: state.generation,
+                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
+        }
     }
 
     /// Reads every source in use again now, and has every config that reads one resolve its layers and read its
