@@ -214,19 +214,16 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         let path = propertyListURL(domain: domain).path
         guard let data = try? FileSystem.contents(ofPath: path), !data.isEmpty else { return }
         if preservedFiles.withLock({ $0[path] == data }) { return }
+        guard (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) == nil else { return }
+        let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
         do {
-            _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            try FileSystem.replaceFile(at: FileSystem.Destination(path: copy), with: data, permissions: 0o600)
+            preservedFiles.withLock { $0[path] = data }
+            StorableConfig.report(
+                .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
         } catch {
-            let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
-            do {
-                try FileSystem.replaceFile(at: FileSystem.Destination(path: copy), with: data, permissions: 0o600)
-                preservedFiles.withLock { $0[path] = data }
-                StorableConfig.report(
-                    .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
-            } catch {
-                StorableConfig.report(
-                    .fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
-            }
+            StorableConfig.report(
+                .fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
         }
     }
 
