@@ -124,15 +124,13 @@ struct SourceContents: Sendable {
                 contents.vanished = true
                 return contents
             }
-            if code == ENOENT || code == ENOTDIR {
-                if !source.isOptional {
-                    contents.problems.append(
-                        .sourceUnusable(
-                            where: source.description,
-                            reason: "it does not exist (declare the source optional if it may be missing)"))
-                }
-            } else {
+            if code != ENOENT && code != ENOTDIR {
                 contents.unreadable.append((source.path, source.description, "it cannot be reached (\(reason))"))
+            } else if !source.isOptional {
+                contents.problems.append(
+                    .sourceUnusable(
+                        where: source.description,
+                        reason: "it does not exist (declare the source optional if it may be missing)"))
             }
             return contents
         }
@@ -167,14 +165,12 @@ struct SourceContents: Sendable {
         guard descriptor >= 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
-            if code == ENOENT {
-                if isSource {
-                    vanished = true
-                } else {
-                    problems.append(.sourceUnusable(where: place, reason: reason))
-                }
-            } else {
+            if code != ENOENT {
                 unreadable.append((path, place, "it cannot be read (\(reason))"))
+            } else if isSource {
+                vanished = true
+            } else {
+                problems.append(.sourceUnusable(where: place, reason: reason))
             }
             return nil
         }
