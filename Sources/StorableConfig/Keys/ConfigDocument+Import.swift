@@ -18,8 +18,7 @@ extension ConfigDocument {
         var written: StorableConfig?
         // The settings written, which keep what a newer version stored that they do not know.
         var boxes: [String: any SettingBox] = [:]
-        for name in self.configs.keys.sorted() {
-            guard let entry = self.configs[name] else { continue }
+        for (name, entry) in self.configs.sorted(by: { $0.key < $1.key }) {
             let matches = Self.configs(named: name, in: configs)
             guard let config = matches.first else {
                 let known = configs.map { type(of: $0).configName }.sorted().joined(separator: ", ")
