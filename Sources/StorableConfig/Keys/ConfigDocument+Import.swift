@@ -64,11 +64,8 @@ extension ConfigDocument {
         var known: [String: Set<[String]>] = [:]
         let before = (try? written.context.hub.values(forKeys: Array(boxes.keys), in: written.store)) ?? [:]
         for (key, box) in boxes {
-            if let old = before[key], case let value?? = changes[key],
-                let fields = box.knownMembers(of: old, writing: value)
-            {
-                known[key] = fields
-            }
+            guard let old = before[key], case let value?? = changes[key] else { continue }
+            known[key] = box.knownMembers(of: old, writing: value)
         }
         let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
         let origin = ImportOrigin()
