@@ -197,11 +197,8 @@ extension DotEnvFile {
                     if byte == Byte.backslash, position + 1 < end {
                         let next = bytes[position + 1]
                         let escaped = isDouble ? Self.doubleQuoteEscapes[next] : (next == Byte.singleQuote ? next : nil)
-                        if let escaped {
-                            value.append(escaped)
-                        } else {
-                            value.append(contentsOf: [byte, next])
-                        }
+                        // The escape's meaning, or the backslash and the character as they are.
+                        value.append(contentsOf: escaped.map { [$0] } ?? [byte, next])
                         position += 2
                     } else {
                         value.append(byte)

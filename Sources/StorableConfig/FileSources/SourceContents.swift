@@ -124,15 +124,13 @@ struct SourceContents: Sendable {
                 contents.vanished = true
                 return contents
             }
-            if code == ENOENT || code == ENOTDIR {
-                if !source.isOptional {
-                    contents.problems.append(
-                        .sourceUnusable(
-                            where: source.description,
-                            reason: "it does not exist (declare the source optional if it may be missing)"))
-                }
-            } else {
+            if code != ENOENT && code != ENOTDIR {
                 contents.unreadable.append((source.path, source.description, "it cannot be reached (\(reason))"))
+            } else if !source.isOptional {
+                contents.problems.append(
+                    .sourceUnusable(
+                        where: source.description,
+                        reason: "it does not exist (declare the source optional if it may be missing)"))
             }
             return contents
         }
@@ -167,14 +165,12 @@ struct SourceContents: Sendable {
         guard descriptor >= 0 else {
             let code = errno
             let reason = String(cString: strerror(code))
-            if code == ENOENT {
-                if isSource {
-                    vanished = true
-                } else {
-                    problems.append(.sourceUnusable(where: place, reason: reason))
-                }
-            } else {
+            if code != ENOENT {
                 unreadable.append((path, place, "it cannot be read (\(reason))"))
+            } else if isSource {
+                vanished = true
+            } else {
+                problems.append(.sourceUnusable(where: place, reason: reason))
             }
             return nil
         }
@@ -187,12 +183,8 @@ struct SourceContents: Sendable {
         let limit = Self.readLimit - bytesRead
         func pastTheLimit(_ size: String) {
             let before = bytesRead == 0 ? "" : ", and with the \(bytesRead) bytes read before it from this source,"
-            unreadable.append(
-                (
-                    path, place,
-                    "it holds \(size) bytes\(before) more than the \(Self.readLimit) bytes (16 MiB) read at most from "
-                        + "one source"
-                ))
+            let reason = "it holds \(size) bytes\(before) more than the \(Self.readLimit) bytes (16 MiB) read at most"
+            unreadable.append((path, place, reason + " from one source"))
         }
         guard info.st_size <= limit else {
             pastTheLimit("\(info.st_size)")
@@ -305,9 +297,7 @@ struct SourceContents: Sendable {
     /// `NAME=value` lines; a variable set in the process's real environment beats the file's line.
     private mutating func readDotEnv(_ data: Data, source: ConfigSource) {
         let file = DotEnvFile(parsing: data)
-        for problem in file.problems {
-            problems.append(.sourceUnusable(where: "\(source.path):\(problem.line)", reason: problem.reason))
-        }
+        problems += file.problems.map { .sourceUnusable(where: "\(source.path):\($0.line)", reason: $0.reason) }
         let environment = ProcessInfo.processInfo.environment
         for (name, entry) in file.values {
             let real = environment[name]

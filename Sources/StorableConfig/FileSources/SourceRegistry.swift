@@ -42,11 +42,7 @@ final class SourceRegistry: Sendable {
 
         /// The names that the contents give and that match two settings or more, with their keys.
         var ambiguous: [String: [String]] {
-            var found: [String: [String]] = [:]
-            for name in contents.entries.keys {
-                if let keys = claimed[name], keys.count > 1 { found[name] = keys.keys.sorted() }
-            }
-            return found
+            claimed.filter { $0.value.count > 1 && contents.entries[$0.key] != nil }.mapValues { $0.keys.sorted() }
         }
     }
 
@@ -57,13 +53,6 @@ final class SourceRegistry: Sendable {
         var generation: UInt64 = 1
         /// Counts the readings begun: a reading begun before the one installed is not installed.
         var tickets: UInt64 = 0
-
-        func snapshot(of sources: [ConfigSource]) -> Snapshot {
-            let chosen = entries.filter { sources.contains($0.key) }
-            return Snapshot(
-                contents: chosen.mapValues(\.contents), generation: generation,
-                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
-        }
 
         /// Adds (or takes away) a subscriber's `claims` to those of `source`. When a name the source gives comes to
         /// match two settings or more, or stops to, counts the generation up and returns the configs that read the
@@ -197,7 +186,12 @@ final class SourceRegistry: Sendable {
 
     /// The current contents of `sources`.
     func snapshot(of sources: [ConfigSource]) -> Snapshot {
-        state.withLock { $0.snapshot(of: sources) }
+        state.withLock { state in
+            let chosen = state.entries.filter { sources.contains($0.key) }
+            return Snapshot(
+                contents: chosen.mapValues(\.contents), generation: state.generation,
+                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
+        }
     }
 
     /// Reads every source in use again now, and has every config that reads one resolve its layers and read its

@@ -237,9 +237,7 @@ extension StorableConfig {
                 }
             var unknown = contents.listedNames.filter { !known.contains($0) }
             unknown += contents.documentEntries.keys.filter { !documentNames.contains($0) }
-            for name in unknown.sorted() {
-                problems.append(.unknownSourceName(origin: source.description, name: name))
-            }
+            problems += unknown.sorted().map { .unknownSourceName(origin: source.description, name: $0) }
         }
         return problems
     }

@@ -18,8 +18,7 @@ extension ConfigDocument {
         var written: StorableConfig?
         // The settings written, which keep what a newer version stored that they do not know.
         var boxes: [String: any SettingBox] = [:]
-        for name in self.configs.keys.sorted() {
-            guard let entry = self.configs[name] else { continue }
+        for (name, entry) in self.configs.sorted(by: { $0.key < $1.key }) {
             let matches = Self.configs(named: name, in: configs)
             guard let config = matches.first else {
                 let known = configs.map { type(of: $0).configName }.sorted().joined(separator: ", ")
@@ -65,11 +64,8 @@ extension ConfigDocument {
         var known: [String: Set<[String]>] = [:]
         let before = (try? written.context.hub.values(forKeys: Array(boxes.keys), in: written.store)) ?? [:]
         for (key, box) in boxes {
-            if let old = before[key], case let value?? = changes[key],
-                let fields = box.knownMembers(of: old, writing: value)
-            {
-                known[key] = fields
-            }
+            guard let old = before[key], case let value?? = changes[key] else { continue }
+            known[key] = box.knownMembers(of: old, writing: value)
         }
         let result: (version: UInt64, values: [String: StoredValue], failed: Bool)
         let origin = ImportOrigin()

@@ -116,7 +116,6 @@ public struct MigrationValues {
     }
 
     private func stored(_ key: String) throws -> StoredValue? {
-        if let changed = changes[key] { return changed }
-        return try read(key)
+        try changes[key] ?? read(key)
     }
 }

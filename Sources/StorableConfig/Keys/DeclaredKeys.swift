@@ -21,10 +21,8 @@ struct DeclaredKeys: Sendable {
         var keys = previousKeys
         if key == nil {
             let names = [name] + previousNames
-            for namespace in parts.namespaces {
-                for configName in parts.configNames {
-                    for name in names { keys.append("\(namespace).\(configName).\(name)") }
-                }
+            keys += parts.namespaces.flatMap { namespace in
+                parts.configNames.flatMap { configName in names.map { "\(namespace).\(configName).\($0)" } }
             }
         }
         var seen: Set<String> = [current]

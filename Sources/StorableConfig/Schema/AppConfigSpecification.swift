@@ -98,12 +98,9 @@ struct AppConfigWriter {
         case .failure(let omission): return omit(omission.reason)
         case .success(let described): key = described
         }
-        var options: [String] = []
-        for option in key.options ?? [] {
-            guard let value = XMLText.escaped(option, inAttribute: true) else {
-                return omit("a value it takes holds a control character, which XML cannot carry")
-            }
-            options.append(value)
+        let options = (key.options ?? []).compactMap { XMLText.escaped($0, inAttribute: true) }
+        guard options.count == (key.options?.count ?? 0) else {
+            return omit("a value it takes holds a control character, which XML cannot carry")
         }
         var values = key.defaultValues.compactMap { XMLText.escaped($0) }
         if values.count < key.defaultValues.count {

@@ -116,12 +116,10 @@ extension Setting: AppConfigDescribable {
             for item in items { values += try appConfigValues(of: item, element: element) }
             return values
         case .bool(let value): return [value ? "true" : "false"]
-        case .int(let value):
-            guard element.hasPrefix("float") || Int32(exactly: value) != nil else { throw outsideInt32(value) }
-            return ["\(value)"]
-        case .uint(let value):
-            guard element.hasPrefix("float") || Int32(exactly: value) != nil else { throw outsideInt32(value) }
-            return ["\(value)"]
+        case .int, .uint:
+            let text = stored.jsonText()
+            guard element.hasPrefix("float") || Int32(text) != nil else { throw outsideInt32(text) }
+            return [text]
         case .double(let value):
             // xs:float's spelling of the values that are not finite.
             if value.isNaN { return ["NaN"] }
@@ -134,7 +132,7 @@ extension Setting: AppConfigDescribable {
         }
     }
 
-    private static func outsideInt32(_ value: some BinaryInteger) -> AppConfigOmission {
+    private static func outsideInt32(_ value: String) -> AppConfigOmission {
         AppConfigOmission(
             reason: "\(value) lies outside the format's integers (32 bits, -2147483648...2147483647)")
     }

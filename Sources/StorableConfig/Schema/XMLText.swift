@@ -32,10 +32,8 @@ enum XMLText {
     /// replaced by U+FFFD, for text that a person reads (a label, a description), where a visible mark is better
     /// than losing the whole text.
     static func readable(_ text: String, inAttribute: Bool = false) -> String {
-        var kept = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            kept.append(isAllowed(scalar) || scalar == "\t" || scalar == "\n" || scalar == "\r" ? scalar : "\u{FFFD}")
-        }
+        let kept = String.UnicodeScalarView(
+            text.unicodeScalars.map { isAllowed($0) || $0 == "\t" || $0 == "\n" || $0 == "\r" ? $0 : "\u{FFFD}" })
         return escaped(String(kept), inAttribute: inAttribute) ?? ""
     }
 

@@ -81,11 +81,9 @@ public final class KeychainSecretStore: SecretStore {
         // updated after all.
         for _ in 0..<2 {
             let updated = backend.update(item(key), data: data, accessibility: accessibility)
+            if updated == KeychainStatus.success { return }
             guard updated == KeychainStatus.itemNotFound else {
-                guard updated == KeychainStatus.success else {
-                    throw KeychainStatus.error(updated, key: key, operation: "SecItemUpdate", store: description)
-                }
-                return
+                throw KeychainStatus.error(updated, key: key, operation: "SecItemUpdate", store: description)
             }
             let added = backend.add(item(key), data: data, accessibility: accessibility)
             if added == KeychainStatus.success { return }

@@ -24,13 +24,7 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
 
     /// Returns the values stored for `keys`.
     public func values(forKeys keys: [String]) -> [String: StoredValue] {
-        storage.withLock { values in
-            var result: [String: StoredValue] = [:]
-            for key in keys {
-                if let value = values[key] { result[key] = value }
-            }
-            return result
-        }
+        storage.withLock { values in keys.reduce(into: [:]) { $0[$1] = values[$1] } }
     }
 
     /// Stores `value` for `key`.
@@ -61,8 +55,7 @@ public final class InMemoryStore: ConfigStore, CustomStringConvertible {
         forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
     ) throws -> [String: StoredValue] {
         try storage.withLock { stored in
-            var current: [String: StoredValue] = [:]
-            for key in keys { current[key] = stored[key] }
+            let current = keys.reduce(into: [String: StoredValue]()) { $0[$1] = stored[$1] }
             let (changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
             for (key, value) in changed { stored[key] = value }
             for key in removed { stored[key] = nil }

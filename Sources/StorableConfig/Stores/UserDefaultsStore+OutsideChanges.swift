@@ -20,10 +20,8 @@ extension UserDefaultsStore {
         let current = storedValues(forKeys: keys)
         let changed = known.withLock { known -> Set<String> in
             var changed: Set<String> = []
-            for key in keys {
-                let now = current[key]
-                if let before = known[key], before == now { continue }
-                known[key] = .some(now)
+            for key in keys where known[key] != .some(current[key]) {
+                known[key] = .some(current[key])
                 changed.insert(key)
             }
             return changed

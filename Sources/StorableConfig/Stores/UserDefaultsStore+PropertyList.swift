@@ -10,8 +10,7 @@ extension UserDefaultsStore {
         case .uint(let number): return number
         case .double(let number): return number
         // A property list has no number that holds it exactly: its text, which a Decimal setting reads.
-        case .number(let text): return text
-        case .string(let text): return text
+        case .number(let text), .string(let text): return text
         case .data(let bytes): return bytes
         case .date(let date):
             #if canImport(Darwin)

@@ -214,19 +214,16 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         let path = propertyListURL(domain: domain).path
         guard let data = try? FileSystem.contents(ofPath: path), !data.isEmpty else { return }
         if preservedFiles.withLock({ $0[path] == data }) { return }
+        guard (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) == nil else { return }
+        let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
         do {
-            _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            try FileSystem.replaceFile(at: FileSystem.Destination(path: copy), with: data, permissions: 0o600)
+            preservedFiles.withLock { $0[path] = data }
+            StorableConfig.report(
+                .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
         } catch {
-            let copy = FileSystem.unusedSiblingPath(for: path, suffix: "corrupt")
-            do {
-                try FileSystem.replaceFile(at: FileSystem.Destination(path: copy), with: data, permissions: 0o600)
-                preservedFiles.withLock { $0[path] = data }
-                StorableConfig.report(
-                    .corruptFileQuarantined(path: path, movedTo: copy, reason: "it is not a property list"))
-            } catch {
-                StorableConfig.report(
-                    .fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
-            }
+            StorableConfig.report(
+                .fileUnusable(path: path, reason: "it does not parse, and saving a copy failed: \(error)"))
         }
     }
 
@@ -254,20 +251,13 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
 
     /// The values stored for `keys`, as ``value(forKey:)`` reads them, without noting them as known.
     func storedValues(forKeys keys: [String]) -> [String: StoredValue] {
-        var result: [String: StoredValue] = [:]
-        if let domainName {
-            // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only
-            // the persistent domain tells a stored value from a registered one.
-            let domain = defaults.persistentDomain(forName: domainName) ?? [:]
-            for key in keys {
-                if let stored = domain[key].flatMap(Self.storedValue(from:)) { result[key] = stored }
-            }
-        } else {
-            for key in keys {
-                if let stored = defaults.object(forKey: key).flatMap(Self.storedValue(from:)) { result[key] = stored }
-            }
+        // One copy of the domain: corelibs lists no registered key in `volatileDomain(forName:)`, so only the
+        // persistent domain tells a stored value from a registered one.
+        let domain = domainName.map { defaults.persistentDomain(forName: $0) ?? [:] }
+        return keys.reduce(into: [:]) { result, key in
+            let object = domain == nil ? defaults.object(forKey: key) : domain?[key]
+            if let stored = object.flatMap(Self.storedValue(from:)) { result[key] = stored }
         }
-        return result
     }
 
     /// Stores `value` for `key`.

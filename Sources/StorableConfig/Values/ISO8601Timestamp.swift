@@ -108,15 +108,14 @@ enum ISO8601Timestamp {
             guard scanner.position > start else { return .invalid }
             fraction = String(decoding: scanner.bytes[start..<scanner.position], as: UTF8.self)
         }
+        // `Z` (an offset of 0), or `±hh:mm`.
         var offset: Int64 = 0
-        if scanner.take(UInt8(ascii: "Z")) || scanner.take(UInt8(ascii: "z")) {
-            offset = 0
-        } else if let zoneSign = scanner.takeSign() {
+        if let zoneSign = scanner.takeSign() {
             guard let zoneHour = scanner.digits(exactly: 2), zoneHour < 24 else { return .invalid }
             _ = scanner.take(UInt8(ascii: ":"))
             guard let zoneMinute = scanner.digits(exactly: 2), zoneMinute < 60 else { return .invalid }
             offset = zoneSign * (zoneHour * 3600 + zoneMinute * 60)
-        } else {
+        } else if !scanner.take(UInt8(ascii: "Z")) && !scanner.take(UInt8(ascii: "z")) {
             return .invalid
         }
         guard scanner.position == scanner.bytes.count else { return .invalid }

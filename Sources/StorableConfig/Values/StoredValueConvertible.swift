@@ -152,9 +152,7 @@ extension Data: StoredValueConvertible {
     init?(storedValue: StoredValue) {
         switch storedValue {
         case .data(let bytes): self = bytes
-        case .string(let base64):
-            guard let bytes = Data(base64Encoded: base64) else { return nil }
-            self = bytes
+        case .string(let base64): self.init(base64Encoded: base64)
         default: return nil
         }
     }

@@ -247,13 +247,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder(for: key).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder {
-        let key = StoredValueCodingKey(stringValue: "super")
-        note(key)
-        return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], notes: notes)
-    }
+    func superDecoder() throws -> any Decoder { superDecoder(at: StoredValueCodingKey(stringValue: "super")) }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder {
+    func superDecoder(forKey key: Key) throws -> any Decoder { superDecoder(at: key) }
+
+    private func superDecoder(at key: some CodingKey) -> NodeDecoder {
         note(key)
         return NodeDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], notes: notes)
     }

@@ -21,10 +21,7 @@ struct StoredValueEncoder {
     ///   more than ``StoredValue/maximumDepth`` arrays and dictionaries.
     func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
         guard let stored = try EncodingNode.encode(value, at: CodingPath.root) else {
-            throw EncodingError.invalidValue(
-                value,
-                EncodingError.Context(
-                    codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
+            throw EncodingNode.invalid(value, at: [], "Top-level \(Value.self) did not encode any values.")
         }
         // The recursion stops a level beyond the limit; containers nested inside one `encode(to:)` are counted
         // here.
@@ -77,10 +74,7 @@ private enum EncodingNode {
         if path.depth >= StackDepthGuard.checkedDepth {
             if path.depth > StoredValue.maximumDepth { throw tooDeep(value, at: path.keys) }
             if StackDepthGuard.isStackLow {
-                throw EncodingError.invalidValue(
-                    value,
-                    EncodingError.Context(
-                        codingPath: path.keys, debugDescription: StackDepthGuard.stackLowMessage(depth: path.depth)))
+                throw invalid(value, at: path.keys, StackDepthGuard.stackLowMessage(depth: path.depth))
             }
         }
         let encoder = NodeEncoder(path: path)
@@ -90,12 +84,15 @@ private enum EncodingNode {
 
     /// The error for a value that nests more than ``StoredValue/maximumDepth`` arrays and dictionaries.
     static func tooDeep(_ value: Any, at path: [any CodingKey]) -> EncodingError {
-        EncodingError.invalidValue(
-            value,
-            EncodingError.Context(
-                codingPath: path,
-                debugDescription: "The value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, "
-                    + "more than a store can read back"))
+        invalid(
+            value, at: path,
+            "The value nests more than \(StoredValue.maximumDepth) arrays and dictionaries, more than a store can "
+                + "read back")
+    }
+
+    /// An `EncodingError.invalidValue` for `value` at `path`, saying `description`.
+    static func invalid(_ value: Any, at path: [any CodingKey], _ description: String) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(codingPath: path, debugDescription: description))
     }
 
     /// The stored form of a value nested in a container: a value that encodes nothing is an empty object

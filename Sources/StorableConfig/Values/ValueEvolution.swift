@@ -58,26 +58,26 @@ enum ValueEvolution {
             } catch {
                 return nil
             }
-            guard let fill, let (keys, isMissing) = place(of: error), keys.count > base.count,
+            guard let fill, let (keys, isMissing, reason) = place(of: error), keys.count > base.count,
                 case let path = keys.dropFirst(base.count).map(\.stringValue),
                 !keys.dropFirst(base.count).contains(where: isArrayIndex), filled.insert(path).inserted,
                 let field = fill.member(at: path), let replaced = current.replacing(at: path, with: field)
             else { return nil }
             if !isMissing, let storedField = current.member(at: path) {
-                own.append(FieldFallback(path: describe(keys), stored: storedField, reason: reason(error)))
+                own.append(FieldFallback(path: describe(keys), stored: storedField, reason: reason))
             }
             current = replaced
         }
     }
 
-    /// The coding keys leading to the field that `error` is about, and whether the field is missing (rather
-    /// than of another type).
-    private static func place(of error: DecodingError) -> (keys: [any CodingKey], isMissing: Bool)? {
+    /// The coding keys leading to the field that `error` is about, whether the field is missing (rather than of
+    /// another type), and why the field was not read.
+    private static func place(of error: DecodingError) -> (keys: [any CodingKey], isMissing: Bool, reason: String)? {
         switch error {
         case .keyNotFound(let key, let context):
-            (context.codingPath + [key], true)
+            (context.codingPath + [key], true, context.debugDescription)
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            (context.codingPath, false)
+            (context.codingPath, false, context.debugDescription)
         @unknown default:
             nil
         }
@@ -87,11 +87,8 @@ enum ValueEvolution {
     static func describe(_ keys: [any CodingKey]) -> String {
         var path = ""
         for key in keys {
-            if isArrayIndex(key) {
-                path += "[\(key.stringValue)]"
-            } else {
-                path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
+            let name = key.stringValue
+            path += isArrayIndex(key) ? "[\(name)]" : (path.isEmpty ? name : "." + name)
         }
         return path
     }
@@ -99,15 +96,6 @@ enum ValueEvolution {
     /// Whether `key` is an array element's position (as the decoder names them), not a member's name.
     private static func isArrayIndex(_ key: any CodingKey) -> Bool {
         key is StoredValueCodingKey && key.intValue != nil
-    }
-
-    private static func reason(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.debugDescription
-        default:
-            "\(error)"
-        }
     }
 
     // MARK: Members this version does not know
@@ -201,14 +189,10 @@ extension StoredValue {
     /// A copy with the member at `path` set to `value`; `nil` where a dictionary on the way is missing.
     fileprivate func replacing(at path: some Collection<String>, with value: StoredValue) -> StoredValue? {
         guard let first = path.first else { return value }
-        guard case .dictionary(var members) = self else { return nil }
-        if path.count == 1 {
-            members[first] = value
-        } else {
-            guard let member = members[first], let replaced = member.replacing(at: path.dropFirst(), with: value)
-            else { return nil }
-            members[first] = replaced
-        }
+        guard case .dictionary(var members) = self,
+            let replaced = path.count == 1 ? value : members[first]?.replacing(at: path.dropFirst(), with: value)
+        else { return nil }
+        members[first] = replaced
         return .dictionary(members)
     }
 }

@@ -15,10 +15,8 @@ extension JSONFile {
         from previous: [Key: Value], to current: [Key: Value], key: (Key) -> String
     ) {
         guard previous != current else { return }
-        for (member, value) in current where previous[member] != value && !isOwnChange(key(member)) {
-            externallyChanged.insert(key(member))
-        }
-        for member in previous.keys where current[member] == nil && !isOwnChange(key(member)) {
+        let members = Set(previous.keys).union(current.keys)
+        for member in members where previous[member] != current[member] && !isOwnChange(key(member)) {
             externallyChanged.insert(key(member))
         }
     }

@@ -101,13 +101,7 @@ final class JSONFile: @unchecked Sendable {
     }
 
     func values(forKeys keys: [String]) -> [String: StoredValue] {
-        lock.withLock {
-            var result: [String: StoredValue] = [:]
-            for key in keys {
-                if let value = storedValue(forKey: key) { result[key] = value }
-            }
-            return result
-        }
+        lock.withLock { keys.reduce(into: [:]) { $0[$1] = storedValue(forKey: $1) } }
     }
 
     /// The text, as read, of the value of `key`, if it holds a number that ``StoredValue`` holds only
@@ -175,8 +169,7 @@ final class JSONFile: @unchecked Sendable {
         // Not remembered as unwritten on failure: values computed from a stale file would overwrite what
         // others write meanwhile. The caller keeps its change and applies it again later.
         try write(remembering: false) { [self] in
-            var current: [String: StoredValue] = [:]
-            for key in keys { current[key] = storedValue(forKey: key) }
+            let current = keys.reduce(into: [String: StoredValue]()) { $0[$1] = storedValue(forKey: $1) }
             let (changed, removed) = try ConfigStoreUpdate.apply(transform, to: current, keys: keys)
             updated = changed
             try Self.refuseTooDeep(changed)
