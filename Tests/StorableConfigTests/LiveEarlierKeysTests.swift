@@ -113,6 +113,92 @@ struct LiveEarlierKeysTests {
         withExtendedLifetime(new) {}
     }
 
+    /// An in-memory store that runs a hook once, before the first call of a kind: a read of several keys that
+    /// include a key (`"read <key>"`), a write of a key (`"write <key>"`) or an update (`"update"`). It puts another
+    /// thread's write, or another process's, at one exact point of a move.
+    final class HookedStore: ConfigStore, @unchecked Sendable {
+        let inner = InMemoryStore()
+        private let hooks = Locked<[String: () -> Void]>([:])
+
+        func once(_ call: String, _ hook: @escaping () -> Void) { hooks.withLock { $0[call] = hook } }
+        private func run(_ call: String) { hooks.withLock { $0.removeValue(forKey: call) }?() }
+
+        func value(forKey key: String) -> StoredValue? { inner.value(forKey: key) }
+        func values(forKeys keys: [String]) -> [String: StoredValue] {
+            for key in keys { run("read \(key)") }
+            return inner.values(forKeys: keys)
+        }
+        func setValue(_ value: StoredValue, forKey key: String) {
+            run("write \(key)")
+            inner.setValue(value, forKey: key)
+        }
+        func removeValue(forKey key: String) { inner.removeValue(forKey: key) }
+        func setValues(_ values: [String: StoredValue], removingValuesForKeys keys: [String]) {
+            inner.setValues(values, removingValuesForKeys: keys)
+        }
+        func updateValues(
+            forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+        ) throws -> [String: StoredValue] {
+            run("update")
+            return try inner.updateValues(forKeys: keys, transform)
+        }
+        var updateAtomicity: ConfigStoreAtomicity { .acrossProcesses }
+    }
+
+    /// The old config writes through the alias after the new class added it and before its move reads the old key:
+    /// the old key's value, from before, is not newer, and does not replace what was written. (Failed before
+    /// 2026-11-29: the move put 5 back.)
+    @Test func aWriteThroughTheAliasBeforeTheMoveReadsIsNotUndoneByTheMove() {
+        let store = HookedStore()
+        let old = LivePrefs(store: store)
+        old.volume = 5
+        store.once("read live.LivePrefs.volume") { old.volume = 7 }
+        let new = LivePreferences(store: store)
+        #expect(new.volume == 7)
+        #expect(old.volume == 7)
+        #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(7))
+        #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
+    }
+
+    /// A write of the old config that reaches the store only after the new class added the alias and moved the
+    /// values is carried to the new key, and taken away from the old one: a config of the new class created later
+    /// does not take it for a newer value than what was written since. (Failed before 2026-11-29: the later config
+    /// put 5 back.)
+    @Test func aWriteUnderWayWhenTheAliasCameIsCarriedOverAndNotMovedAgainLater() throws {
+        let store = HookedStore()
+        let old = LivePrefs(store: store)
+        old.volume = 3
+        let first = Locked<LivePreferences?>(nil)
+        // Inside the old config's store call, before the store applies 5: the new class arrives and moves 3.
+        store.once("write live.LivePrefs.volume") { first.withLock { $0 = LivePreferences(store: store) } }
+        old.volume = 5
+        let new = try #require(first.withLock { $0 })
+        #expect(new.volume == 5)
+        #expect(old.volume == 5)
+        new.volume = 7
+        let later = LivePreferences(store: store)
+        #expect(later.volume == 7)
+        #expect(old.volume == 7)
+        #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(7))
+        #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
+        withExtendedLifetime(new) {}
+    }
+
+    /// Another process writes the new key while the move is under way (between its reading and its writing): that
+    /// value is the newer one, and the move only empties the old key. (Failed before 2026-11-29: the move retried
+    /// and put the old key's 5 over it.)
+    @Test func aCurrentKeyWrittenWhileTheMoveIsUnderWayKeepsItsValue() {
+        let store = HookedStore()
+        let old = LivePrefs(store: store)
+        old.volume = 5
+        store.once("update") { store.inner.setValue(.int(7), forKey: "live.LivePreferences.volume") }
+        let new = LivePreferences(store: store)
+        #expect(new.volume == 7)
+        #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(7))
+        #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
+        withExtendedLifetime(old) {}
+    }
+
     @Test func writesOfTheOldConfigDuringTheMoveAreNotLost() async throws {
         for _ in 0..<20 {
             let store = InMemoryStore()

@@ -71,9 +71,13 @@ extension StorableConfig {
         var reports: [StorableConfigError] = []
         var moved: [(index: Int, value: StoredValue)] = []
         var planned: [String: PendingMoves.Entry] = [:]
+        // What the current keys held when the move was first worked out.
+        var firstSeen: [String: StoredValue]?
         let outcome = try PlannedUpdate.run(
             keys: keys, in: store, hub: context.hub, origin: ObjectIdentifier(context)
         ) { snapshot in
+            let first = firstSeen ?? snapshot.values
+            firstSeen = first
             reports = []
             moved = []
             planned = [:]
@@ -83,10 +87,14 @@ extension StorableConfig {
                 let readableEarlierKeys = schema.earlierKeys[index].filter { key in
                     snapshot.values[key].map { settings[index].readProblem($0) == nil } ?? false
                 }
-                // A move that waited, whose current key was written since and its earlier key not: the current
-                // value is the newer one, and the earlier keys are only emptied.
-                if let entry = waiting[target],
-                    !entry.earlierWins(current: snapshot.values[target], earlier: snapshot.values[entry.earlierKey])
+                // The current key holds the newer value, and the earlier keys are only emptied, when it was written
+                // while this move was under way (through an alias, by a config of this class, or by a write to the
+                // earlier key carried over to it), or, for a move that waited, since that move was planned while its
+                // earlier key was not.
+                if snapshot.values[target] != first[target]
+                    || waiting[target].map({
+                        !$0.earlierWins(current: snapshot.values[target], earlier: snapshot.values[$0.earlierKey])
+                    }) == true
                 {
                     for key in readableEarlierKeys { changes[key] = .some(nil) }
                     continue

@@ -124,7 +124,10 @@ final class StoreHub: @unchecked Sendable {
         let call = beginStoreCall(keys: changes.map(\.key), asGiven: changes.map(\.isEarlierKey))
         let (version, certain) = OutsideLocks.deferring {
             do {
-                if changes.count == 1, let change = changes.first {
+                // Keys that an alias sends elsewhere: their own values, left from before the alias, go in the same
+                // call (see `carryToCurrentKeys`).
+                let emptied = zip(changes, call.storeKeys).compactMap { $0.0.key == $0.1 ? nil : $0.0.key }
+                if changes.count == 1, emptied.isEmpty, let change = changes.first {
                     if let stored = change.stored {
                         try store.setValue(stored, forKey: call.storeKeys[0])
                     } else {
@@ -140,7 +143,7 @@ final class StoreHub: @unchecked Sendable {
                             removed.append(key)
                         }
                     }
-                    try store.setValues(values, removingValuesForKeys: removed)
+                    try store.setValues(values, removingValuesForKeys: removed + emptied)
                 }
             } catch {
                 failure = error
@@ -169,7 +172,11 @@ final class StoreHub: @unchecked Sendable {
         }
         for tell in telling { tell() }
         if !certain {
-            if keysMoved(during: call) { _ = write(Array(changes), to: store, from: origin) }
+            // Only the keys that aliases were applied to may have moved (not a reset's earlier keys).
+            let written = zip(changes, zip(call.storeKeys, call.translated)).filter(\.1.1).map {
+                (key: $0.0.key, writtenTo: $0.1.0, stored: $0.0.stored)
+            }
+            carryToCurrentKeys(written, since: call.generation, in: store, from: origin)
             storageChanged(keys: Set(call.storeKeys))
         }
         return version
@@ -191,7 +198,13 @@ final class StoreHub: @unchecked Sendable {
         let storeKey = call.aliasedTo ?? key
         let (version, certain) = OutsideLocks.deferring {
             do {
-                if let stored {
+                if call.aliasedTo != nil {
+                    // The earlier key's own value, left from before the alias, goes in the same call (see
+                    // `carryToCurrentKeys`).
+                    try store.setValues(
+                        stored.map { [storeKey: $0] } ?? [:],
+                        removingValuesForKeys: stored == nil ? [storeKey, key] : [key])
+                } else if let stored {
                     try store.setValue(stored, forKey: storeKey)
                 } else {
                     try store.removeValue(forKey: storeKey)
@@ -218,10 +231,7 @@ final class StoreHub: @unchecked Sendable {
             }
         }
         if !certain {
-            // The key became an earlier key while the write was under way: write it again, to the current key.
-            if keyMoved(key, from: storeKey, since: call.generation) {
-                _ = writeOne(key: key, index: index, stored: stored, typedValue: typedValue, to: store, from: writer)
-            }
+            carryToCurrentKeys([(key, storeKey, stored)], since: call.generation, in: store, from: origin)
             storageChanged(keys: [storeKey])
         }
         return (version, false)
@@ -248,11 +258,35 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Whether an alias added since `generation` sends `key`, written to `storeKey`, elsewhere now.
-    private func keyMoved(_ key: String, from storeKey: String, since generation: UInt64) -> Bool {
-        feed.withLock { feed in
-            feed.aliases.generation != generation && feed.aliases.storeKey(key) != storeKey
+    /// Writes again, under its current key, each change of a write during which an alias (added since
+    /// `generation`) sent its key elsewhere, and takes it away from the key it was written to, unless that key
+    /// holds another value by now, in one update.
+    ///
+    /// An earlier key must hold no value that code of this process wrote after its alias came: a move takes an
+    /// earlier key's value for one written since the last move, newer than the current key's, and would overwrite
+    /// what was written to the current key meanwhile. So a write through an alias removes the earlier key's value
+    /// in the same store call, and a write that was already under way when the alias came is carried over here.
+    private func carryToCurrentKeys(
+        _ changes: [(key: String, writtenTo: String, stored: StoredValue?)], since generation: UInt64,
+        in store: any ConfigStore, from origin: ObjectIdentifier
+    ) {
+        typealias Move = (current: String, writtenTo: String, stored: StoredValue?)
+        let moved = feed.withLock { feed -> [Move] in
+            guard feed.aliases.generation != generation else { return [] }
+            return changes.compactMap { change -> Move? in
+                let current = feed.aliases.storeKey(change.key)
+                return current == change.writtenTo ? nil : (current, change.writtenTo, change.stored)
+            }
         }
+        guard !moved.isEmpty else { return }
+        _ = try? update(
+            keys: moved.map(\.writtenTo) + moved.map(\.current),
+            { values in
+                for change in moved {
+                    if values[change.writtenTo] == change.stored { values[change.writtenTo] = nil }
+                    values[change.current] = change.stored
+                }
+            }, in: store, from: origin, storeKeys: true)
     }
 
     /// Counts a store call that is about to start, translating `keys` unless they are the store's own (all of
@@ -276,16 +310,6 @@ final class StoreHub: @unchecked Sendable {
     /// it (a move removing a value) is told to nobody.
     func isAliased(_ storeKey: String) -> Bool {
         feed.withLock { $0.aliases.currentKey[storeKey] != nil }
-    }
-
-    /// Whether an alias added while `call` was under way sends one of its keys elsewhere now.
-    private func keysMoved(during call: StoreCall) -> Bool {
-        feed.withLock { feed in
-            guard feed.aliases.generation != call.generation else { return false }
-            return call.keys.indices.contains { index in
-                call.translated[index] && feed.aliases.storeKey(call.keys[index]) != call.storeKeys[index]
-            }
-        }
     }
 
     /// Gives a write of `keys` (the store's) that the store just applied its version, and lists the other configs
