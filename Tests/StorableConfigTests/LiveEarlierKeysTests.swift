@@ -114,8 +114,9 @@ struct LiveEarlierKeysTests {
     }
 
     /// An in-memory store that runs a hook once, before the first call of a kind: a read of several keys that
-    /// include a key (`"read <key>"`), a write of a key (`"write <key>"`) or an update (`"update"`). It puts another
-    /// thread's write, or another process's, at one exact point of a move.
+    /// include a key (`"read <key>"`), a write of a key before the store applies it (`"write <key>"`) or after
+    /// (`"wrote <key>"`), or an update (`"update"`). It puts another thread's write, or another process's, at one
+    /// exact point of a move.
     final class HookedStore: ConfigStore, @unchecked Sendable {
         let inner = InMemoryStore()
         private let hooks = Locked<[String: () -> Void]>([:])
@@ -131,6 +132,7 @@ struct LiveEarlierKeysTests {
         func setValue(_ value: StoredValue, forKey key: String) {
             run("write \(key)")
             inner.setValue(value, forKey: key)
+            run("wrote \(key)")
         }
         func removeValue(forKey key: String) { inner.removeValue(forKey: key) }
         func setValues(_ values: [String: StoredValue], removingValuesForKeys keys: [String]) {
@@ -197,6 +199,44 @@ struct LiveEarlierKeysTests {
         #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(7))
         #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
         withExtendedLifetime(old) {}
+    }
+
+    /// Another process writes the new key while the move is under way, and a third, still on the old version, the
+    /// old key after it: the old key's value is the newest, and the move takes it.
+    @Test func anEarlierKeyWrittenWhileTheMoveIsUnderWayIsStillTheNewest() {
+        let store = HookedStore()
+        let old = LivePrefs(store: store)
+        old.volume = 5
+        store.once("update") {
+            store.inner.setValue(.int(7), forKey: "live.LivePreferences.volume")
+            store.inner.setValue(.int(9), forKey: "live.LivePrefs.volume")
+        }
+        let new = LivePreferences(store: store)
+        #expect(new.volume == 9)
+        #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(9))
+        #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
+        withExtendedLifetime(old) {}
+    }
+
+    /// A write of the old config lands at the old key after the alias came; the move takes it, and the new config
+    /// writes 7 over it, all before the old config's write returns: carrying the write over then finds it gone
+    /// from the old key, and leaves the 7.
+    @Test func aWriteUnderWayThatTheMoveTookIsNotCarriedOverALaterWrite() throws {
+        let store = HookedStore()
+        let old = LivePrefs(store: store)
+        old.volume = 3
+        let first = Locked<LivePreferences?>(nil)
+        store.once("wrote live.LivePrefs.volume") {
+            let new = LivePreferences(store: store)
+            new.volume = 7
+            first.withLock { $0 = new }
+        }
+        old.volume = 5
+        let new = try #require(first.withLock { $0 })
+        #expect(new.volume == 7)
+        #expect(old.volume == 7)
+        #expect(store.inner.value(forKey: "live.LivePreferences.volume") == .int(7))
+        #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
     }
 
     @Test func writesOfTheOldConfigDuringTheMoveAreNotLost() async throws {

@@ -2,10 +2,11 @@ import Foundation
 
 extension StorableConfig {
     /// Moves each setting's value from the first of its earlier keys that holds a readable one to its current
-    /// key (replacing what the current key holds: it was written since the last move), and removes it from
-    /// every earlier key that holds a readable value, in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a
-    /// key that the store cannot read (a value in etcd that is not JSON text), and the other settings' values
-    /// are moved all the same. A move that the store fails to write waits: the settings read the earlier key's
+    /// key (replacing what the current key holds: it was written since the last move, unless the current key was
+    /// written while this move was under way), and removes it from every earlier key that holds a readable value,
+    /// in one write. A value of the wrong type at an earlier key is reported and left where it is; so is a key
+    /// that the store cannot read (a value in etcd that is not JSON text), and the other settings' values are
+    /// moved all the same. A move that the store fails to write waits: the settings read the earlier key's
     /// value until it is written (``PendingMoves``).
     func moveValuesFromEarlierKeys() {
         // Decided once per class, in the schema: most classes have no earlier keys at all.
@@ -88,10 +89,11 @@ extension StorableConfig {
                     snapshot.values[key].map { settings[index].readProblem($0) == nil } ?? false
                 }
                 // The current key holds the newer value, and the earlier keys are only emptied, when it was written
-                // while this move was under way (through an alias, by a config of this class, or by a write to the
-                // earlier key carried over to it), or, for a move that waited, since that move was planned while its
+                // while this move was under way (through an alias, by a config of this class, or by another process)
+                // and its earlier keys were not, or, for a move that waited, since that move was planned while its
                 // earlier key was not.
                 if snapshot.values[target] != first[target]
+                    && schema.earlierKeys[index].allSatisfy({ snapshot.values[$0] == first[$0] })
                     || waiting[target].map({
                         !$0.earlierWins(current: snapshot.values[target], earlier: snapshot.values[$0.earlierKey])
                     }) == true

@@ -258,14 +258,15 @@ final class StoreHub: @unchecked Sendable {
         }
     }
 
-    /// Writes again, under its current key, each change of a write during which an alias (added since
-    /// `generation`) sent its key elsewhere, and takes it away from the key it was written to, unless that key
-    /// holds another value by now, in one update.
+    /// Moves to its current key each change of a write during which an alias (added since `generation`) sent its
+    /// key elsewhere, from the key it was written to, in one update, while that key still holds it.
     ///
     /// An earlier key must hold no value that code of this process wrote after its alias came: a move takes an
     /// earlier key's value for one written since the last move, newer than the current key's, and would overwrite
     /// what was written to the current key meanwhile. So a write through an alias removes the earlier key's value
     /// in the same store call, and a write that was already under way when the alias came is carried over here.
+    /// (A store that fails the removal, or writes secret keys one at a time and fails between them, can still
+    /// leave one there.)
     private func carryToCurrentKeys(
         _ changes: [(key: String, writtenTo: String, stored: StoredValue?)], since generation: UInt64,
         in store: any ConfigStore, from origin: ObjectIdentifier
@@ -282,8 +283,10 @@ final class StoreHub: @unchecked Sendable {
         _ = try? update(
             keys: moved.map(\.writtenTo) + moved.map(\.current),
             { values in
-                for change in moved {
-                    if values[change.writtenTo] == change.stored { values[change.writtenTo] = nil }
+                // Only while the earlier key still holds it: a move may have taken it already, and a write to the
+                // current key since is newer.
+                for change in moved where values[change.writtenTo] == change.stored {
+                    values[change.writtenTo] = nil
                     values[change.current] = change.stored
                 }
             }, in: store, from: origin, storeKeys: true)
