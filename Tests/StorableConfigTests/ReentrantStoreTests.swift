@@ -42,6 +42,34 @@ class NotifyingDefaults: UserDefaults {
         super.removeObject(forKey: defaultName)
         NotificationCenter.default.post(name: UserDefaults.didChangeNotification, object: self)
     }
+
+    /// Runs `body` with a suite of its own, removed with its file after.
+    static func withSuite(_ body: (NotifyingDefaults) throws -> Void) throws {
+        let suite = "StorableConfigTests-notifying-\(UUID().uuidString)"
+        let defaults = try #require(NotifyingDefaults(suiteName: suite))
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
+        try body(defaults)
+    }
+
+    /// Runs `handler` inside the first `didChangeNotification` this object posts, on the posting thread, until
+    /// `body` returns.
+    func onFirstChange(_ handler: @escaping @Sendable () -> Void, during body: () throws -> Void) rethrows {
+        let notified = Locked(false)
+        let token = NotificationCenter.default.addObserver(
+            forName: UserDefaults.didChangeNotification, object: self, queue: nil
+        ) { _ in
+            if !notified.withLock({ notified in
+                defer { notified = true }; return notified
+            }) {
+                handler()
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try body()
+    }
 }
 
 final class MirrorConfig: StorableConfig, @unchecked Sendable {
@@ -122,49 +150,32 @@ struct ReentrantStoreTests {
     }
 
     @Test func aDidChangeNotificationHandlerMayAssignASettingOfAUserDefaultsStore() throws {
-        let suite = "StorableConfigTests-reentrant-\(UUID().uuidString)"
-        let defaults = try #require(NotifyingDefaults(suiteName: suite))
-        defer {
-            defaults.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
-        }
-        let config = HandlerConfig(store: UserDefaultsStore(defaults))
-        let notified = Locked(0)
-        let token = NotificationCenter.default.addObserver(
-            forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
-        ) { _ in
-            let count = notified.withLock { count -> Int in
-                count += 1
-                return count
+        try NotifyingDefaults.withSuite { defaults in
+            let config = HandlerConfig(store: UserDefaultsStore(defaults))
+            defaults.onFirstChange({ config.lastChange = "noticed" }) {
+                #expect(finishes { config.volume = 5 }, "a didChangeNotification handler's write hung")
             }
-            if count == 1 { config.lastChange = "noticed" }
+            #expect(config.volume == 5)
+            #expect(config.lastChange == "noticed")
+            #expect(defaults.string(forKey: config.$lastChange.key) == "noticed")
         }
-        defer { NotificationCenter.default.removeObserver(token) }
-        #expect(finishes { config.volume = 5 }, "a didChangeNotification handler's write hung")
-        #expect(config.volume == 5)
-        #expect(config.lastChange == "noticed")
-        #expect(defaults.string(forKey: config.$lastChange.key) == "noticed")
     }
 
     /// Apple's `UserDefaults` posts `didChangeNotification` inside `set`: a handler that copies one setting into
     /// another reads the value being written, not the one before it.
     @Test func aDidChangeNotificationHandlerReadsTheValueBeingWritten() throws {
-        let suite = "StorableConfigTests-reentrant-\(UUID().uuidString)"
-        let defaults = try #require(NotifyingDefaults(suiteName: suite))
-        defer {
-            defaults.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        try NotifyingDefaults.withSuite { defaults in
+            let config = MirrorConfig(store: UserDefaultsStore(defaults))
+            let token = NotificationCenter.default.addObserver(
+                forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+            ) { _ in
+                if config.mirror != config.count { config.mirror = config.count }
+            }
+            defer { NotificationCenter.default.removeObserver(token) }
+            #expect(finishes { config.count = 5 }, "a didChangeNotification handler's write hung")
+            #expect(config.mirror == 5)
+            #expect(defaults.integer(forKey: config.$mirror.key) == 5)
         }
-        let config = MirrorConfig(store: UserDefaultsStore(defaults))
-        let token = NotificationCenter.default.addObserver(
-            forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
-        ) { _ in
-            if config.mirror != config.count { config.mirror = config.count }
-        }
-        defer { NotificationCenter.default.removeObserver(token) }
-        #expect(finishes { config.count = 5 }, "a didChangeNotification handler's write hung")
-        #expect(config.mirror == 5)
-        #expect(defaults.integer(forKey: config.$mirror.key) == 5)
     }
 
     /// Inside the store call, the value being written is what every thread reads; the setting's observers hear

@@ -8,18 +8,8 @@ import Testing
 /// posts it (``NotifyingDefaults``); the store's own writes are not announced twice.
 @Suite(.serialized)
 struct UserDefaultsOutsideChangeTests {
-    private static func withDefaults(_ body: (NotifyingDefaults) throws -> Void) throws {
-        let suite = "StorableConfigTests-outside-\(UUID().uuidString)"
-        let defaults = try #require(NotifyingDefaults(suiteName: suite))
-        defer {
-            defaults.removePersistentDomain(forName: suite)
-            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
-        }
-        try body(defaults)
-    }
-
     @Test func aValueWrittenStraightIntoUserDefaultsReachesTheConfigAndItsObservers() throws {
-        try Self.withDefaults { defaults in
+        try NotifyingDefaults.withSuite { defaults in
             let config = HandlerConfig(store: UserDefaultsStore(defaults))
             let heard = Locked<[Int]>([])
             let token = config.$volume.observe { value in heard.withLock { $0.append(value) } }
@@ -33,7 +23,7 @@ struct UserDefaultsOutsideChangeTests {
     }
 
     @Test func theStoresOwnWritesAreHeardOnceNotEchoedAsOutsideChanges() throws {
-        try Self.withDefaults { defaults in
+        try NotifyingDefaults.withSuite { defaults in
             let store = UserDefaultsStore(defaults)
             let config = HandlerConfig(store: store)
             let other = HandlerConfig(store: UserDefaultsStore(defaults))
@@ -93,7 +83,7 @@ struct UserDefaultsOutsideChangeTests {
     /// A handler on another thread writing at the same time as the config: both values are seen, and the config
     /// ends on what `UserDefaults` holds.
     @Test func outsideWritesOnAnotherThreadMeetTheConfigsOwnAndAgree() throws {
-        try Self.withDefaults { defaults in
+        try NotifyingDefaults.withSuite { defaults in
             let config = HandlerConfig(store: UserDefaultsStore(defaults))
             let key = config.$lastChange.key
             // UserDefaults is safe to use from several threads.

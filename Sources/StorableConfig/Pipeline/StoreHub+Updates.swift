@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Read-modify-writes of several keys (moves, migrations, records) and reloads through the hub.
 extension StoreHub {
     /// Replaces the values of `keys` by `transform` of their values in `store`, as one
@@ -29,23 +37,25 @@ extension StoreHub {
         }
         let (version, certain) = try OutsideLocks.deferring {
             do {
-                let result = try store.updateValues(forKeys: call.storeKeys) { values in
-                    do {
-                        guard translated else { return try transform(&values) }
-                        var mine = given(values)
-                        try transform(&mine)
-                        // Several of `keys` may go to one store key (an old class's and its successor's, both in
-                        // one import): the current key's own value wins, else the first earlier key's by name.
-                        let pairs = zip(keys, call.storeKeys).sorted {
-                            ($0.0 == $0.1 ? 0 : 1, $0.0) < ($1.0 == $1.1 ? 0 : 1, $1.0)
+                let result = try oneAtATime(store) {
+                    try store.updateValues(forKeys: call.storeKeys) { values in
+                        do {
+                            guard translated else { return try transform(&values) }
+                            var mine = given(values)
+                            try transform(&mine)
+                            // Several of `keys` may go to one store key (an old class's and its successor's, both in
+                            // one import): the current key's own value wins, else the first earlier key's by name.
+                            let pairs = zip(keys, call.storeKeys).sorted {
+                                ($0.0 == $0.1 ? 0 : 1, $0.0) < ($1.0 == $1.1 ? 0 : 1, $1.0)
+                            }
+                            var written: Set<String> = []
+                            for (key, storeKey) in pairs where written.insert(storeKey).inserted {
+                                values[storeKey] = mine[key]
+                            }
+                        } catch {
+                            transformFailure = error
+                            throw error
                         }
-                        var written: Set<String> = []
-                        for (key, storeKey) in pairs where written.insert(storeKey).inserted {
-                            values[storeKey] = mine[key]
-                        }
-                    } catch {
-                        transformFailure = error
-                        throw error
                     }
                 }
                 updated = given(result)
@@ -79,6 +89,27 @@ extension StoreHub {
         for tell in telling { tell() }
         if !certain { storageChanged(keys: Set(call.storeKeys)) }
         return (version, updated, failure != nil)
+    }
+
+    /// Runs `body`, a read-modify-write of `store`, as the only one of the storage under way in this process
+    /// when the store's own are atomic only within the process (the default ``ConfigStore/updateValues(forKeys:_:)``,
+    /// `UserDefaults`): two at once would each write back what they read, and the first written would be lost.
+    ///
+    /// The one exception to "no lock of the library is held while it calls a store": the `turn` lock is held
+    /// across the call, and taken by nothing else. A read-modify-write that code inside the call starts on the same
+    /// thread (a `didChangeNotification` handler that changes a record) goes ahead inside it; one that such code
+    /// waits for on another thread would wait forever (Docs/Design.md, "Locks").
+    private func oneAtATime<Result>(_ store: any ConfigStore, _ body: () throws -> Result) rethrows -> Result {
+        guard store.updateAtomicity == .withinProcess else { return try body() }
+        let thread = pthread_self()
+        if feed.withLock({ $0.turnHolder.map { pthread_equal($0, thread) != 0 } ?? false }) { return try body() }
+        turn.lock()
+        feed.withLock { $0.turnHolder = thread }
+        defer {
+            feed.withLock { $0.turnHolder = nil }
+            turn.unlock()
+        }
+        return try body()
     }
 
     /// Replaces the value of `key` by `transform` of its value in `store`: ``update(keys:_:in:from:)`` for one

@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The change feed of one storage within this process.
 ///
 /// Every write to the storage goes through its hub, which numbers it and then hands it to every other config
@@ -16,6 +24,9 @@ final class StoreHub: @unchecked Sendable {
     /// The version counter, the store calls under way and the configs to tell; held only to number a write
     /// or an outside change and to list the receivers, never across a store call or while anyone is told.
     let feed = Locked(Feed())
+    /// Held across a read-modify-write of a store whose own are atomic only within the process, so that they run one
+    /// at a time (``oneAtATime(_:_:)``).
+    let turn = Lock()
     /// The storage's identity, the registry's key: the hub lives as long as it does (a config created after the
     /// last one went finds the receivers and the key index in place), and no longer.
     private weak let identity: AnyObject?
@@ -35,6 +46,8 @@ final class StoreHub: @unchecked Sendable {
         /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
         /// failure for another reason (another value too large) is still reported.
         var reportedFailures: [String: String] = [:]
+        /// The thread whose read-modify-write holds `turn`, if any.
+        var turnHolder: pthread_t?
     }
 
     /// Every hub whose storage may still be alive. A hub holds its storage's identity weakly, so a dead storage's

@@ -71,8 +71,10 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// migrations change several keys at once.
     ///
     /// `transform` receives the keys that hold a value; it may change, add or remove entries for `keys`
-    /// (entries for other keys are ignored). If it throws, nothing is changed. The framework serialises calls
-    /// for one storage within a process; ``updateAtomicity`` says whether other processes can interleave.
+    /// (entries for other keys are ignored). If it throws, nothing is changed. When ``updateAtomicity`` is
+    /// ``ConfigStoreAtomicity/withinProcess``, the framework makes calls for one storage in this process one at a
+    /// time (a call that code inside a call starts on the same thread goes ahead); with
+    /// ``ConfigStoreAtomicity/acrossProcesses`` it calls at once, and the store must be atomic itself.
     /// The default implementation reads with ``values(forKeys:)`` and writes with
     /// ``setValues(_:removingValuesForKeys:)``.
     /// - Returns: The values of `keys` after the write.
@@ -114,8 +116,8 @@ public protocol ConfigStore: AnyObject, Sendable {
 
 /// How far a store's ``ConfigStore/updateValues(forKeys:_:)`` is atomic.
 public enum ConfigStoreAtomicity: Sendable, Hashable {
-    /// Atomic against writers in this process only (the framework serialises them); another process may
-    /// write between the read and the write.
+    /// Atomic against writers in this process only: the framework makes the storage's read-modify-writes in this
+    /// process one at a time; another process may write between the read and the write.
     case withinProcess
     /// One all-or-nothing write that no writer in any process can interleave with: a file lock, a
     /// compare-and-swap transaction.
