@@ -18,6 +18,18 @@ final class LivePreferences: StorableConfig, @unchecked Sendable {
     @Setting var name = ""
 }
 
+/// An old class with a record collection, and its new name.
+final class LiveLedger: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    @Records var expenses: RecordCollection<Expense>
+}
+
+final class LiveAccounts: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    override class var previousConfigNames: [String] { ["LiveLedger"] }
+    @Records var expenses: RecordCollection<Expense>
+}
+
 /// A config of the old class alive beside one of the class that moves its values: the process goes on, both
 /// configs read and write the same value, and no write through either is lost, whichever comes first.
 @Suite(.serialized)
@@ -253,5 +265,25 @@ struct LiveEarlierKeysTests {
             #expect(old.volume == 200)
             #expect(store.value(forKey: "live.LivePreferences.volume") == .int(200))
         }
+    }
+
+    /// A record change of the old config (a read-modify-write) is under way when the new class adds the alias and
+    /// moves the collection: it lands at the old key, and is carried to the new one, as a plain write is; a config
+    /// of the new class created later does not take the old key's copy for newer than what was written since.
+    @Test func aRecordChangeUnderWayWhenTheAliasCameIsCarriedOver() throws {
+        let store = HookedStore()
+        let old = LiveLedger(store: store)
+        old.expenses.upsert(Expense(id: 1, label: "rent"))
+        let first = Locked<LiveAccounts?>(nil)
+        store.once("update") { first.withLock { $0 = LiveAccounts(store: store) } }
+        old.expenses.upsert(Expense(id: 2, label: "food"))
+        let new = try #require(first.withLock { $0 })
+        #expect(new.expenses.all.map(\.id) == [1, 2])
+        new.expenses.upsert(Expense(id: 3, label: "fuel"))
+        let later = LiveAccounts(store: store)
+        #expect(later.expenses.all.map(\.id) == [1, 2, 3])
+        #expect(old.expenses.all.map(\.id) == [1, 2, 3])
+        #expect(store.inner.value(forKey: "live.LiveLedger.expenses") == nil)
+        withExtendedLifetime(new) {}
     }
 }

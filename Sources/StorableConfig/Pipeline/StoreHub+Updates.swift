@@ -35,7 +35,7 @@ extension StoreHub {
             for (key, storeKey) in zip(keys, call.storeKeys) { values[key] = stored[storeKey] }
             return values
         }
-        let (version, certain) = try OutsideLocks.deferring {
+        var (version, certain) = try OutsideLocks.deferring {
             do {
                 let result = try oneAtATime(store) {
                     try store.updateValues(forKeys: call.storeKeys) { values in
@@ -87,7 +87,23 @@ extension StoreHub {
             }
         }
         for tell in telling { tell() }
-        if !certain { storageChanged(keys: Set(call.storeKeys)) }
+        if !certain {
+            // An alias came while the store call was under way: what it wrote at an earlier key is done again at
+            // the current key.
+            let changes = zip(keys, call.storeKeys).map { ($0, $1, updated[$0]) }
+            if !storeKeys, failure == nil,
+                let carried = withoutActuallyEscaping(
+                    transform,
+                    do: { transform in
+                        carryToCurrentKeys(
+                            changes, since: call.generation, in: store, from: origin, reapplying: transform)
+                    })
+            {
+                version = carried.version
+                for (key, value) in carried.values { updated[key] = value }
+            }
+            storageChanged(keys: Set(call.storeKeys))
+        }
         return (version, updated, failure != nil)
     }
 
