@@ -13,14 +13,15 @@ extension StoreHub {
     /// ``write(_:to:from:)`` does.
     ///
     /// `keys` are configs' keys, which aliases may send elsewhere, or, with `storeKeys`, the store's own (a move
-    /// or a migration, which reads and writes earlier keys themselves).
+    /// or a migration, which reads and writes earlier keys themselves). A record change passes `oneAtATime`
+    /// (``oneAtATime(_:_:)``).
     ///
     /// - Returns: The version of the write, the values of `keys` after it, and whether the store failed to
     ///   write them (the values are then what the store holds).
     /// - Throws: What `transform` throws; nothing is then changed.
     func update(
         keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void, in store: any ConfigStore,
-        from origin: ObjectIdentifier, storeKeys: Bool = false
+        from origin: ObjectIdentifier, storeKeys: Bool = false, oneAtATime: Bool = false
     ) throws -> (version: UInt64, values: [String: StoredValue], failed: Bool) {
         var failure: (any Error)?
         var targets: [StorableConfig] = []
@@ -37,7 +38,7 @@ extension StoreHub {
         }
         var (version, certain) = try OutsideLocks.deferring {
             do {
-                let result = try oneAtATime(store) {
+                let result = try self.oneAtATime(oneAtATime ? store : nil) {
                     try store.updateValues(forKeys: call.storeKeys) { values in
                         do {
                             guard translated else { return try transform(&values) }
@@ -107,16 +108,18 @@ extension StoreHub {
         return (version, updated, failure != nil)
     }
 
-    /// Runs `body`, a read-modify-write of `store`, as the only one of the storage under way in this process
-    /// when the store's own are atomic only within the process (the default ``ConfigStore/updateValues(forKeys:_:)``,
-    /// `UserDefaults`): two at once would each write back what they read, and the first written would be lost.
+    /// Runs `body`, a record change of `store` (`nil`: anything else), as the only one of the storage under way in
+    /// this process when the store's read-modify-writes are atomic only within the process (the default
+    /// ``ConfigStore/updateValues(forKeys:_:)``, `UserDefaults`): two threads changing records of one collection
+    /// at once would each write back the dictionary they read, and the first written would be lost.
     ///
     /// The one exception to "no lock of the library is held while it calls a store": the `turn` lock is held
-    /// across the call, and taken by nothing else. A read-modify-write that code inside the call starts on the same
-    /// thread (a `didChangeNotification` handler that changes a record) goes ahead inside it; one that such code
-    /// waits for on another thread would wait forever (Docs/Design.md, "Locks").
-    private func oneAtATime<Result>(_ store: any ConfigStore, _ body: () throws -> Result) rethrows -> Result {
-        guard store.updateAtomicity == .withinProcess else { return try body() }
+    /// across the store call of a record change, and taken by nothing else (not by plain writes, moves,
+    /// migrations or imports, so not by creating a config). A record change that code inside the call starts on
+    /// the same thread (a `didChangeNotification` handler) goes ahead inside it; one that such code waits for on
+    /// another thread would wait forever (Docs/Design.md, "Locks").
+    private func oneAtATime<Result>(_ store: (any ConfigStore)?, _ body: () throws -> Result) rethrows -> Result {
+        guard store?.updateAtomicity == .withinProcess else { return try body() }
         let thread = pthread_self()
         if feed.withLock({ $0.turnHolder.map { pthread_equal($0, thread) != 0 } ?? false }) { return try body() }
         turn.lock()
@@ -132,10 +135,11 @@ extension StoreHub {
     /// key.
     func update(
         key: String, _ transform: (StoredValue?) throws -> StoredValue?, in store: any ConfigStore,
-        from origin: ObjectIdentifier
+        from origin: ObjectIdentifier, oneAtATime: Bool = false
     ) throws -> (version: UInt64, value: StoredValue?, failed: Bool) {
         let result = try update(
-            keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin)
+            keys: [key], { values in values[key] = try transform(values[key]) }, in: store, from: origin,
+            oneAtATime: oneAtATime)
         return (result.version, result.values[key], result.failed)
     }
 

@@ -24,8 +24,8 @@ final class StoreHub: @unchecked Sendable {
     /// The version counter, the store calls under way and the configs to tell; held only to number a write
     /// or an outside change and to list the receivers, never across a store call or while anyone is told.
     let feed = Locked(Feed())
-    /// Held across a read-modify-write of a store whose own are atomic only within the process, so that they run one
-    /// at a time (``oneAtATime(_:_:)``).
+    /// Held across the store call of a record change when the store's read-modify-writes are atomic only within the
+    /// process, so that they run one at a time (``oneAtATime(_:_:)``).
     let turn = Lock()
     /// The storage's identity, the registry's key: the hub lives as long as it does (a config created after the
     /// last one went finds the receivers and the key index in place), and no longer.

@@ -228,7 +228,7 @@ where Record.ID: LosslessStringConvertible & Sendable {
                     storedCount = entries.count
                     touched = Self.apply(operations, to: &entries, orderField: orderField, known: known)
                     return entries.isEmpty ? nil : .dictionary(entries)
-                }, in: binding.context.store, from: ObjectIdentifier(binding.context))
+                }, in: binding.context.store, from: ObjectIdentifier(binding.context), oneAtATime: true)
             var kept = result.failed ? operations : []  // the old value is released after the unlock
             lock.withLock { swap(&pendingOperations, &kept) }
             var updatedEntries: [String: StoredValue] = [:]

@@ -72,9 +72,9 @@ public protocol ConfigStore: AnyObject, Sendable {
     ///
     /// `transform` receives the keys that hold a value; it may change, add or remove entries for `keys`
     /// (entries for other keys are ignored). If it throws, nothing is changed. When ``updateAtomicity`` is
-    /// ``ConfigStoreAtomicity/withinProcess``, the framework makes calls for one storage in this process one at a
-    /// time (a call that code inside a call starts on the same thread goes ahead); with
-    /// ``ConfigStoreAtomicity/acrossProcesses`` it calls at once, and the store must be atomic itself.
+    /// ``ConfigStoreAtomicity/withinProcess``, the framework makes the record changes of one storage in this process
+    /// one at a time (one that code inside a call starts on the same thread goes ahead), and nothing else: a write
+    /// between the read and the write of the default implementation is overwritten.
     /// The default implementation reads with ``values(forKeys:)`` and writes with
     /// ``setValues(_:removingValuesForKeys:)``.
     /// - Returns: The values of `keys` after the write.
@@ -116,8 +116,8 @@ public protocol ConfigStore: AnyObject, Sendable {
 
 /// How far a store's ``ConfigStore/updateValues(forKeys:_:)`` is atomic.
 public enum ConfigStoreAtomicity: Sendable, Hashable {
-    /// Atomic against writers in this process only: the framework makes the storage's read-modify-writes in this
-    /// process one at a time; another process may write between the read and the write.
+    /// Not atomic by itself: the framework makes the storage's record changes in this process one at a time, and
+    /// any other write (in this process or another) may land between the read and the write.
     case withinProcess
     /// One all-or-nothing write that no writer in any process can interleave with: a file lock, a
     /// compare-and-swap transaction.

@@ -275,7 +275,8 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// Stores `values` and removes `keysToRemove`, then saves once.
     ///
     /// `UserDefaults` has no transaction: another process can read the file between two of these changes,
-    /// and ``updateValues(forKeys:_:)`` is atomic within this process only (see Docs/Stores.md).
+    /// and ``updateValues(forKeys:_:)`` is not atomic: the framework runs record changes one at a time in this
+    /// process (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
         guard let secretRouter else { return try setPlainValues(values, removing: keysToRemove) }
