@@ -104,4 +104,52 @@ extension StoreHub {
         }
         for report in reports { StorableConfig.report(report) }
     }
+
+    /// Moves to its current key each change of a write during which an alias (added since `generation`) sent its
+    /// key elsewhere, from the key it was written to, in one update, while that key still holds it.
+    ///
+    /// An earlier key must hold no value that code of this process wrote after its alias came: a move takes an
+    /// earlier key's value for one written since the last move, newer than the current key's, and would overwrite
+    /// what was written to the current key meanwhile. So a write through an alias removes the earlier key's value
+    /// in the same store call, and a write that was already under way when the alias came is carried over here.
+    /// (A store that fails the removal, or writes secret keys one at a time and fails between them, can still
+    /// leave one there.)
+    ///
+    /// A read-modify-write is carried over by running its `transform` again on the current key's value: what it
+    /// wrote at the earlier key was worked out from that key's value, which the move had taken or was about to.
+    /// - Returns: The version of the carrying update and the values it left at the current keys of the changes it
+    ///   carried, by the keys the writer gave; `nil` if it carried none.
+    @discardableResult
+    func carryToCurrentKeys(
+        _ changes: [(key: String, writtenTo: String, stored: StoredValue?)], since generation: UInt64,
+        in store: any ConfigStore, from origin: ObjectIdentifier,
+        reapplying transform: ((inout [String: StoredValue]) throws -> Void)? = nil
+    ) -> (version: UInt64, values: [(key: String, value: StoredValue?)])? {
+        typealias Move = (key: String, current: String, writtenTo: String, stored: StoredValue?)
+        let moved = feed.withLock { feed -> [Move] in
+            guard feed.aliases.generation != generation else { return [] }
+            return changes.compactMap { change -> Move? in
+                let current = feed.aliases.storeKey(change.key)
+                return current == change.writtenTo ? nil : (change.key, current, change.writtenTo, change.stored)
+            }
+        }
+        guard !moved.isEmpty else { return nil }
+        var carried: [Move] = []
+        let result = try? update(
+            keys: moved.map(\.writtenTo) + moved.map(\.current),
+            { values in
+                // Only while the earlier key still holds it: a move may have taken it already, and a write to the
+                // current key since is newer.
+                carried = moved.filter { values[$0.writtenTo] == $0.stored }
+                var mine: [String: StoredValue] = [:]
+                for change in carried {
+                    values[change.writtenTo] = nil
+                    mine[change.key] = transform == nil ? change.stored : values[change.current]
+                }
+                try transform?(&mine)
+                for change in carried { values[change.current] = mine[change.key] }
+            }, in: store, from: origin, storeKeys: true)
+        guard let result, !carried.isEmpty else { return nil }
+        return (result.version, carried.map { ($0.key, result.values[$0.current]) })
+    }
 }
