@@ -286,4 +286,72 @@ struct LiveEarlierKeysTests {
         #expect(store.inner.value(forKey: "live.LiveLedger.expenses") == nil)
         withExtendedLifetime(new) {}
     }
+
+    /// A store with the three required methods only, so that its `updateValues` is the default read, then write,
+    /// which another write can land between (as `UserDefaultsStore`'s): a hook runs at the nth read of a key from now,
+    /// before or after its nth write (`"read K"`, `"write K"`, `"wrote K"`), or after its nth removal (`"removed K"`).
+    final class ReadThenWriteStore: ConfigStore, @unchecked Sendable {
+        private let values = Locked<[String: StoredValue]>([:])
+        private let hooks = Locked<(counts: [String: Int], hooks: [String: () -> Void])>(([:], [:]))
+
+        func on(_ event: String, _ occurrence: Int = 1, _ hook: @escaping () -> Void) {
+            hooks.withLock { $0.hooks["\(event) #\($0.counts[event, default: 0] + occurrence)"] = hook }
+        }
+        private func event(_ event: String) {
+            let hook = hooks.withLock { state -> (() -> Void)? in
+                state.counts[event, default: 0] += 1
+                return state.hooks.removeValue(forKey: "\(event) #\(state.counts[event]!)")
+            }
+            hook?()
+        }
+        func stored(_ key: String) -> StoredValue? { values.withLock { $0[key] } }
+
+        func value(forKey key: String) -> StoredValue? {
+            let value = values.withLock { $0[key] }
+            event("read \(key)")
+            return value
+        }
+        func setValue(_ value: StoredValue, forKey key: String) {
+            event("write \(key)")
+            values.withLock { $0[key] = value }
+            event("wrote \(key)")
+        }
+        func removeValue(forKey key: String) {
+            _ = values.withLock { $0.removeValue(forKey: key) }
+            event("removed \(key)")
+        }
+    }
+
+    /// On a store whose `updateValues` reads, then writes: a record change of the old config reads the old key, the
+    /// new class is created on another thread, its move reads the old key's records, the record change writes them
+    /// with its record added, and the move then writes what it had read to the new key and empties the old one. The
+    /// record change is done again on the new key. (Failed before 2026-11-29: the old key no longer held what the
+    /// record change wrote, so it was not carried over, and record 2 was lost.)
+    @Test func aRecordChangeWrittenBetweenTheMovesReadAndWriteIsDoneAgainOnTheNewKey() throws {
+        let store = ReadThenWriteStore()
+        let old = LiveLedger(store: store)
+        old.expenses.upsert(Expense(id: 1, label: "rent"))
+        let earlier = "live.LiveLedger.expenses"
+        let moveRead = DispatchSemaphore(value: 0)
+        let moveWrote = DispatchSemaphore(value: 0)
+        let new = Locked<LiveAccounts?>(nil)
+        let created = DispatchSemaphore(value: 0)
+        store.on("read \(earlier)", 1) {
+            Thread.detachNewThread {
+                new.withLock { $0 = LiveAccounts(store: store) }
+                created.signal()
+            }
+        }
+        store.on("read \(earlier)", 3) { moveRead.signal() }
+        store.on("write \(earlier)") { _ = moveRead.wait(timeout: .now() + 10) }
+        store.on("wrote \(earlier)") { _ = moveWrote.wait(timeout: .now() + 10) }
+        store.on("removed \(earlier)") { moveWrote.signal() }
+        old.expenses.upsert(Expense(id: 2, label: "food"))
+        created.wait()
+        let accounts = try #require(new.withLock { $0 })
+        #expect(accounts.expenses.all.map(\.id) == [1, 2])
+        #expect(old.expenses.all.map(\.id) == [1, 2])
+        #expect(LiveAccounts(store: store).expenses.all.map(\.id) == [1, 2])
+        #expect(store.stored(earlier) == nil)
+    }
 }

@@ -115,16 +115,20 @@ extension StoreHub {
     /// (A store that fails the removal, or writes secret keys one at a time and fails between them, can still
     /// leave one there.)
     ///
-    /// A read-modify-write is carried over by running its `transform` again on the current key's value: what it
-    /// wrote at the earlier key was worked out from that key's value, which the move had taken or was about to.
-    /// - Returns: The version of the carrying update and the values it left at the current keys of the changes it
-    ///   carried, by the keys the writer gave; `nil` if it carried none.
+    /// A read-modify-write (a record change, an import) is carried over by running its `transform` again on the
+    /// current key's value, whether or not the earlier key still holds what it wrote (it is removed from there only
+    /// if it does): it was worked out from the earlier key's value, which the move took before or after it landed.
+    /// Its operations are by id or by value, so running them again where the move took their result changes
+    /// nothing. A record change's carry-over is a record change too (`oneAtATime`).
+    /// - Returns: The version of the carrying update, the values it left at the current keys of the changes it
+    ///   carried, by the keys the writer gave, and whether the store failed it; `nil` if it carried none.
+    /// - Throws: What `transform` throws.
     @discardableResult
     func carryToCurrentKeys(
         _ changes: [(key: String, writtenTo: String, stored: StoredValue?)], since generation: UInt64,
         in store: any ConfigStore, from origin: ObjectIdentifier,
-        reapplying transform: ((inout [String: StoredValue]) throws -> Void)? = nil
-    ) -> (version: UInt64, values: [(key: String, value: StoredValue?)])? {
+        reapplying transform: ((inout [String: StoredValue]) throws -> Void)? = nil, oneAtATime: Bool = false
+    ) throws -> (version: UInt64, values: [(key: String, value: StoredValue?)], failed: Bool)? {
         typealias Move = (key: String, current: String, writtenTo: String, stored: StoredValue?)
         let moved = feed.withLock { feed -> [Move] in
             guard feed.aliases.generation != generation else { return [] }
@@ -135,21 +139,24 @@ extension StoreHub {
         }
         guard !moved.isEmpty else { return nil }
         var carried: [Move] = []
-        let result = try? update(
+        let result = try update(
             keys: moved.map(\.writtenTo) + moved.map(\.current),
             { values in
-                // Only while the earlier key still holds it: a move may have taken it already, and a write to the
-                // current key since is newer.
-                carried = moved.filter { values[$0.writtenTo] == $0.stored }
+                // A plain write only while the earlier key still holds it: a move may have taken it already, and a
+                // write to the current key since is newer.
+                carried = []
                 var mine: [String: StoredValue] = [:]
-                for change in carried {
-                    values[change.writtenTo] = nil
+                for change in moved {
+                    let stillThere = values[change.writtenTo] == change.stored
+                    if stillThere { values[change.writtenTo] = nil }
+                    guard stillThere || transform != nil else { continue }
+                    carried.append(change)
                     mine[change.key] = transform == nil ? change.stored : values[change.current]
                 }
                 try transform?(&mine)
                 for change in carried { values[change.current] = mine[change.key] }
-            }, in: store, from: origin, storeKeys: true)
-        guard let result, !carried.isEmpty else { return nil }
-        return (result.version, carried.map { ($0.key, result.values[$0.current]) })
+            }, in: store, from: origin, storeKeys: true, oneAtATime: oneAtATime)
+        guard !carried.isEmpty || result.failed else { return nil }
+        return (result.version, carried.map { ($0.key, result.values[$0.current]) }, result.failed)
     }
 }

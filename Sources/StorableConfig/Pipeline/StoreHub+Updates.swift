@@ -27,6 +27,7 @@ extension StoreHub {
         var targets: [StorableConfig] = []
         var updated: [String: StoredValue] = [:]
         var transformFailure: (any Error)?
+        var carryFailed = false
         let call = beginStoreCall(keys: keys, translating: !storeKeys)
         let translated = call.storeKeys != keys
         // The transform sees the values under the keys it was given, wherever the store holds them.
@@ -89,23 +90,25 @@ extension StoreHub {
         }
         for tell in telling { tell() }
         if !certain {
+            defer { storageChanged(keys: Set(call.storeKeys)) }
             // An alias came while the store call was under way: what it wrote at an earlier key is done again at
             // the current key.
             let changes = zip(keys, call.storeKeys).map { ($0, $1, updated[$0]) }
             if !storeKeys, failure == nil,
-                let carried = withoutActuallyEscaping(
+                let carried = try withoutActuallyEscaping(
                     transform,
                     do: { transform in
-                        carryToCurrentKeys(
-                            changes, since: call.generation, in: store, from: origin, reapplying: transform)
+                        try carryToCurrentKeys(
+                            changes, since: call.generation, in: store, from: origin, reapplying: transform,
+                            oneAtATime: oneAtATime)
                     })
             {
                 version = carried.version
                 for (key, value) in carried.values { updated[key] = value }
+                carryFailed = carried.failed
             }
-            storageChanged(keys: Set(call.storeKeys))
         }
-        return (version, updated, failure != nil)
+        return (version, updated, failure != nil || carryFailed)
     }
 
     /// Runs `body`, a record change of `store` (`nil`: anything else), as the only one of the storage under way in

@@ -189,7 +189,7 @@ final class StoreHub: @unchecked Sendable {
             let written = zip(changes, zip(call.storeKeys, call.translated)).filter(\.1.1).map {
                 (key: $0.0.key, writtenTo: $0.1.0, stored: $0.0.stored)
             }
-            carryToCurrentKeys(written, since: call.generation, in: store, from: origin)
+            _ = try? carryToCurrentKeys(written, since: call.generation, in: store, from: origin)
             storageChanged(keys: Set(call.storeKeys))
         }
         return version
@@ -244,7 +244,7 @@ final class StoreHub: @unchecked Sendable {
             }
         }
         if !certain {
-            carryToCurrentKeys([(key, storeKey, stored)], since: call.generation, in: store, from: origin)
+            _ = try? carryToCurrentKeys([(key, storeKey, stored)], since: call.generation, in: store, from: origin)
             storageChanged(keys: [storeKey])
         }
         return (version, false)
