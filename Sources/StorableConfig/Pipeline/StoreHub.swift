@@ -46,7 +46,7 @@ final class StoreHub: @unchecked Sendable {
         /// full disk under busy writers is one report per key, not one per attempt (thousands a second), and a
         /// failure for another reason (another value too large) is still reported.
         var reportedFailures: [String: String] = [:]
-        /// The thread whose read-modify-write holds `turn`, if any.
+        /// The thread whose record change holds `turn`, if any.
         var turnHolder: pthread_t?
     }
 
