@@ -74,4 +74,35 @@ struct RecordsConcurrencyTests {
             #expect(BudgetConfig(store: UserDefaultsStore(defaults)).expenses.all.map(\.id) == [1, 2])
         }
     }
+
+    /// Configs over one `UserDefaults` suite created, changing records and released on many tasks at once, while a
+    /// `didChangeNotification` handler (run inside each write, as Apple's) reads the collection: nothing hangs on
+    /// the storage's turn, and every record is kept.
+    @Test func recordChangesFromManyTasksWithAHandlerThatReadsNeitherHangNorLoseRecords() throws {
+        try NotifyingDefaults.withSuite { defaults in
+            let store = UserDefaultsStore(defaults)
+            let reader = BudgetConfig(store: store)
+            let token = NotificationCenter.default.addObserver(
+                forName: UserDefaults.didChangeNotification, object: defaults, queue: nil
+            ) { _ in _ = reader.expenses.count }
+            defer { NotificationCenter.default.removeObserver(token) }
+            let finished = finishes(within: 120) {
+                let group = DispatchGroup()
+                for task in 0..<8 {
+                    group.enter()
+                    Task.detached {
+                        for index in 0..<20 {
+                            let budget = BudgetConfig(store: store)
+                            budget.expenses.upsert(Expense(id: task * 1000 + index, label: "\(task)"))
+                        }
+                        group.leave()
+                    }
+                }
+                group.wait()
+            }
+            #expect(finished, "record changes on many tasks hung")
+            #expect(BudgetConfig(store: store).expenses.count == 160)
+            #expect(reader.expenses.count == 160)
+        }
+    }
 }
