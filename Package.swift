@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "StorableConfigEtcd", targets: ["StorableConfigEtcd"]),
         // CloudSync: chosen settings synced across a user's devices through iCloud's key-value store.
         .library(name: "StorableConfigCloud", targets: ["StorableConfigCloud"]),
+        // The settings' descriptions for tools: a JSON Schema of the settings file, the AppConfig specification file.
+        .library(name: "StorableConfigSchema", targets: ["StorableConfigSchema"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
         .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
@@ -22,8 +24,10 @@ let package = Package(
         .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigCloud", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigSchema", dependencies: ["StorableConfig"]),
         .executableTarget(
-            name: "storable-config-demo", dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud"]),
+            name: "storable-config-demo",
+            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud", "StorableConfigSchema"]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
         .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...
@@ -42,7 +46,8 @@ let package = Package(
         .testTarget(
             name: "StorableConfigTests",
             dependencies: [
-                "StorableConfig", "StorableConfigTesting", "storable-config-demo", "storable-config-stress",
+                "StorableConfig", "StorableConfigTesting", "StorableConfigSchema", "storable-config-demo",
+                "storable-config-stress",
                 "window-v1",
                 "window-v2",
             ],

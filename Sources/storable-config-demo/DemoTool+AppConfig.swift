@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigSchema
 
 /// `appconfig-spec`: the AppConfig specification file of the demo's configs, for an MDM console.
 extension DemoTool {

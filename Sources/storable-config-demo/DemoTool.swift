@@ -2,6 +2,7 @@ import Foundation
 import StorableConfig
 import StorableConfigCloud
 import StorableConfigEtcd
+import StorableConfigSchema
 
 /// Runs a parsed command against the demo's configs.
 struct DemoTool {

@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigSchema
 import Testing
 
 /// `AppConfigSpecification`: the AppConfig community's specfile.xml, read back with Foundation's XML parser.

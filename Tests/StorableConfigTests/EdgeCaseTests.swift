@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfigSchema
 import Testing
 
 @testable import StorableConfig

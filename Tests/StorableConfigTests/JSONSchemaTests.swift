@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigSchema
 import Testing
 
 /// `storable-config-demo schema`: the settings file validates against it with a standard validator (python's

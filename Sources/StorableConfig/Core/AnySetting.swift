@@ -37,6 +37,15 @@ public protocol AnySetting: AnyObject, Sendable {
     var isSet: Bool { get }
     /// The name of the value's type as it is written in Swift: "Bool", "[String]", "Theme?".
     var valueTypeName: String { get }
+    /// The value's type as declared: `Bool.self`, `[String].self`, `Theme?.self`; for a record collection
+    /// (``holdsRecords``), the record type. Tools that describe settings (a schema, a form) read it.
+    var valueType: Any.Type { get }
+    /// The declared default's stored form, or `nil` if it cannot be encoded or the setting has no single default
+    /// (a record collection). A secret's default is given as it is: a tool that shows it checks ``isSecret``.
+    var defaultStoredValue: StoredValue? { get }
+    /// The stored forms of the ends of the range that the declaration allows (`@Setting(in: 1...65535)`), or
+    /// `nil` if it gives none.
+    var allowedRange: (minimum: StoredValue, maximum: StoredValue)? { get }
     /// Whether the setting is a collection of records (``Records``), stored as a dictionary of records by
     /// identifier: code that syncs or merges values can treat each record on its own.
     var holdsRecords: Bool { get }
@@ -89,6 +98,10 @@ extension AnySetting {
 extension AnySetting {
     /// `false`: one value.
     public var holdsRecords: Bool { false }
+    /// `nil`: no default given.
+    public var defaultStoredValue: StoredValue? { nil }
+    /// `nil`: no range given.
+    public var allowedRange: (minimum: StoredValue, maximum: StoredValue)? { nil }
     /// `nil`: nothing said.
     public var settingDescription: String? { nil }
     /// ``layer``, as text.

@@ -32,7 +32,7 @@ extension Setting {
     ///     the setting's value: see ``set(_:)``.
     ///   - secret: Whether the value is secret: it shows as `<redacted>` in descriptions and reports.
     ///   - description: What the setting is for, in a sentence a person reads: the JSON Schema and the AppConfig
-    ///     specification file (``AppConfigSpecification``) show it to whoever edits the settings.
+    ///     specification file (`StorableConfigSchema`) show it to whoever edits the settings.
     public convenience init(
         wrappedValue: Value, key: String? = nil, previousNames: [String] = [], previousKeys: [String] = [],
         validate: (@Sendable (Value) -> String?)? = nil, secret: Bool = false, description: String? = nil

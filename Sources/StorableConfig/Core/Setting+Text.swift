@@ -6,9 +6,18 @@ extension Setting: AnySetting {
         ValueTraits<Value>.shared.typeName
     }
 
+    /// `Value.self`.
+    public var valueType: Any.Type { Value.self }
+
+    /// The declared default's stored form, or `nil` if it cannot be encoded.
+    public var defaultStoredValue: StoredValue? { try? ValueTraits<Value>.shared.encode(defaultValue) }
+
+    /// The stored forms of the ends of the declared range (`@Setting(in:)`), or `nil`.
+    public var allowedRange: (minimum: StoredValue, maximum: StoredValue)? { rules?.bounds }
+
     /// What ``assign(parsing:)`` accepts, with an example: the text form of the default.
     public var expectedFormat: String {
-        Self.format(of: Value.self, example: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
+        Self.format(of: Value.self, example: defaultStoredValue ?? .null)
     }
 
     /// The current value as text, in the form ``assign(parsing:)`` accepts: text as it is, unless it would read
@@ -19,7 +28,7 @@ extension Setting: AnySetting {
 
     /// The declared default as text, in the form ``assign(parsing:)`` accepts.
     public var defaultValueText: String {
-        text(of: (try? ValueTraits<Value>.shared.encode(defaultValue)) ?? .null)
+        text(of: defaultStoredValue ?? .null)
     }
 
     /// `stored` as text that ``assign(parsing:)`` reads back as the same value: a string bare, unless the bare

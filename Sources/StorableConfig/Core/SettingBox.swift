@@ -35,8 +35,6 @@ protocol SettingBox: AnySetting {
     func prepareForLayers(hasLayerBelow: Bool)
     /// Where an override comes from (`environment variable APP_CONFIG_PORT`), if the setting is overridden.
     var overrideOrigin: String? { get }
-    /// The JSON Schema members that describe the setting's stored form.
-    func jsonSchemaMembers() -> [String: StoredValue]
     /// Takes the value that the store holds at `version`, unless the setting already holds a newer one.
     ///
     /// A value that is not of the setting's type or fails its check is reported; at the config's first load

@@ -15,11 +15,6 @@ extension RecordCollection: SettingBox {
 
     var valueTraits: SchemaTraits? { nil }
 
-    /// A dictionary of records by id, described loosely.
-    func jsonSchemaMembers() -> [String: StoredValue] {
-        ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
-    }
-
     /// Record collections take no values from overrides or file sources.
     func takeLayers(
         above: [OverrideCandidate], below: [OverrideCandidate]?, isFirstLoad: Bool, generation: UInt64
@@ -93,6 +88,8 @@ extension RecordCollection: AnySetting {
     public var isSet: Bool { !current.entries.isEmpty }
     /// `RecordCollection<Record>`.
     public var valueTypeName: String { "RecordCollection<\(TypeName.of(Record.self))>" }
+    /// `Record.self`.
+    public var valueType: Any.Type { Record.self }
     /// `true`.
     public var holdsRecords: Bool { true }
 

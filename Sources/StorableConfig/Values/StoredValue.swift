@@ -71,8 +71,8 @@ public enum StoredValue: Sendable, Hashable {
         return .uint(UInt64(value))
     }
 
-    /// The name of this value's kind, for messages: "a string", "a Boolean", …
-    var kindDescription: String {
+    /// The name of this value's kind, for messages: "a string", "a Boolean", "an integer", "null".
+    public var kindDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a Boolean"

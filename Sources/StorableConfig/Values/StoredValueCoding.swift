@@ -60,3 +60,16 @@ enum StoredValueCoding {
         return "\(StorableConfigError.clause(text)) (at \(location))"
     }
 }
+
+extension StoredValue {
+    /// Creates the stored form of `value`, as a setting of its type that has no native form stores it: a
+    /// `String`- or `Int`-backed enum as its raw value, a structure as a dictionary, dates as ISO 8601 text.
+    ///
+    /// ```swift
+    /// try StoredValue(encoding: Theme.dark)   // .string("dark")
+    /// ```
+    /// - Throws: An error that says what could not be encoded, and where in the value.
+    public init(encoding value: some Encodable) throws {
+        self = try StoredValueCoding.encodeCodable(value)
+    }
+}

@@ -1,24 +1,29 @@
 import Foundation
+import StorableConfig
 
-extension Setting {
-    /// The JSON Schema (draft 2020-12) of the setting's stored form: its type, default, range, the values of
-    /// a `CaseIterable` enum, and `writeOnly` for a secret. A nested Codable value is described loosely.
-    func jsonSchemaMembers() -> [String: StoredValue] {
-        var schema = Self.schema(of: Value.self)
-        if !isSecret, let stored = try? ValueTraits<Value>.shared.encode(defaultValue) {
+/// The JSON Schema (draft 2020-12) members that describe one setting's stored form.
+enum JSONSchemaMembers {
+    /// The setting's type, default, range, the values of a `CaseIterable` enum, and `writeOnly` for a secret. A
+    /// nested Codable value is described loosely, and a record collection as a dictionary of records by id.
+    static func of(_ setting: any AnySetting) -> [String: StoredValue] {
+        if setting.holdsRecords {
+            return ["type": .string("object"), "additionalProperties": .dictionary(["type": .string("object")])]
+        }
+        var schema = schema(of: setting.valueType)
+        if !setting.isSecret, let stored = setting.defaultStoredValue {
             schema["default"] = stored
         }
         // JSON Schema's minimum and maximum are numbers: a range of text or dates is checked, not described.
-        if let bounds = rules?.bounds, bounds.minimum.isNumber, bounds.maximum.isNumber {
+        if let bounds = setting.allowedRange, bounds.minimum.isNumber, bounds.maximum.isNumber {
             schema["minimum"] = bounds.minimum
             schema["maximum"] = bounds.maximum
         }
-        if isSecret { schema["writeOnly"] = .bool(true) }
+        if setting.isSecret { schema["writeOnly"] = .bool(true) }
         return schema
     }
 
     private static func schema(of type: Any.Type) -> [String: StoredValue] {
-        if let optional = type as? any OptionalValue.Type {
+        if let optional = type as? any OptionalType.Type {
             var wrapped = schema(of: optional.wrappedType)
             // An explicit "no value" is stored as null.
             if case .string(let name)? = wrapped["type"] {
@@ -53,7 +58,7 @@ extension Setting {
     static func caseValues<Cases: CaseIterable>(of type: Cases.Type) -> [StoredValue]? {
         let values = type.allCases.compactMap { value -> StoredValue? in
             guard let encodable = value as? any Encodable else { return nil }
-            return try? StoredValueCoding.encodeCodable(encodable)
+            return try? StoredValue(encoding: encodable)
         }
         guard values.count == type.allCases.count else { return nil }
         for value in values {
@@ -64,6 +69,15 @@ extension Setting {
         }
         return values
     }
+}
+
+/// An `Optional` type, whose wrapped type a schema describes.
+protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
 }
 
 extension StoredValue {

@@ -1,3 +1,5 @@
+import StorableConfig
+
 /// The AppConfig specification file (`specfile.xml`) of configs: the settings an administrator may set through
 /// MDM managed app configuration, each with its type, default, label and description, for an MDM console to
 /// offer exactly the settings the app reads.
@@ -57,9 +59,8 @@ public struct AppConfigSpecification: Sendable, Hashable {
         var writer = AppConfigWriter(locale: locale)
         for config in configs {
             let configName = type(of: config).configName
-            for (index, setting) in config.settings.enumerated() {
-                let name = config.schema.names[index]
-                writer.add(keyName: "\(configName).\(name)", label: name, setting: setting)
+            for setting in config.allSettings {
+                writer.add(keyName: "\(configName).\(setting.name)", label: setting.name, setting: setting)
             }
         }
         xmlText = writer.document(bundleIdentifier: bundleIdentifier, version: version)
@@ -79,13 +80,10 @@ struct AppConfigWriter {
         self.locale = locale
     }
 
-    mutating func add(keyName: String, label: String, setting: any SettingBox) {
+    mutating func add(keyName: String, label: String, setting: any AnySetting) {
         func omit(_ reason: String) {
             omitted.append(.init(keyName: keyName, reason: reason))
             dictLines.append("    <!-- \(XMLText.comment("\(keyName) is left out: \(reason)")) -->")
-        }
-        guard let describable = setting as? any AppConfigDescribable else {
-            return omit("the format has no type for a collection of records")
         }
         guard !keyNames.contains(keyName) else {
             return omit("another setting of these configs has the same name, and each name may appear once")
@@ -94,7 +92,7 @@ struct AppConfigWriter {
             return omit("its name holds a control character, which XML cannot carry")
         }
         var key: AppConfigKey
-        switch describable.appConfigKey() {
+        switch AppConfigKey.of(setting) {
         case .failure(let omission): return omit(omission.reason)
         case .success(let described): key = described
         }
@@ -141,7 +139,14 @@ struct AppConfigWriter {
 
     /// A name in words, the first capitalized: `serverURL` → `Server URL`, `system` → `System`.
     static func label(_ name: String) -> String {
-        let words = OverrideNames.words(name).joined(separator: " ")
+        var words = ""
+        var previous: Character?
+        for character in name {
+            // A new word where a capital follows a lower-case letter: `serverURL` → `server URL`.
+            if let previous, previous.isLowercase && character.isUppercase { words.append(" ") }
+            words.append(character)
+            previous = character
+        }
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 

@@ -1,3 +1,5 @@
+import StorableConfig
+
 extension StorableConfig {
     /// A JSON Schema (draft 2020-12) of the settings file that `configs` write: one flat object whose
     /// properties are the settings' full keys, each with its type, default, range (`minimum`/`maximum`), the
@@ -7,16 +9,18 @@ extension StorableConfig {
     /// hand edits:
     ///
     /// ```swift
+    /// import StorableConfigSchema
+    ///
     /// try StorableConfig.jsonSchema(of: [app, twitter]).write(to: schemaURL, atomically: true, encoding: .utf8)
     /// ```
     public static func jsonSchema(of configs: [StorableConfig], title: String = "Settings") -> String {
         var properties: [String: StoredValue] = [:]
         for config in configs {
-            for (index, setting) in config.settings.enumerated() {
-                var schema = setting.jsonSchemaMembers()
-                let name = "\(type(of: config).configName).\(config.schema.names[index])"
-                schema["description"] = .string(setting.settingDescription ?? name)
-                properties[config.schema.keys[index]] = .dictionary(schema)
+            for setting in config.allSettings {
+                var schema = JSONSchemaMembers.of(setting)
+                schema["description"] = .string(
+                    setting.settingDescription ?? "\(type(of: config).configName).\(setting.name)")
+                properties[setting.key] = .dictionary(schema)
             }
         }
         let root: [String: StoredValue] = [

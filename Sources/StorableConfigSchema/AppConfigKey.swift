@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// What the AppConfig specification file says of one setting: the key's element in `<dict>`, its default, the
 /// range it takes, and the admin console's control for it.
@@ -17,35 +18,33 @@ struct AppConfigKey {
     var defaultProblem: String?
 }
 
-/// A setting that the AppConfig specification file can describe: a ``Setting``, not a record collection.
-protocol AppConfigDescribable {
-    /// The setting's key in the format, or why the format cannot express it.
-    func appConfigKey() -> Result<AppConfigKey, AppConfigOmission>
-}
-
 /// Why a setting is left out of the AppConfig specification file.
 struct AppConfigOmission: Error {
     var reason: String
 }
 
-extension Setting: AppConfigDescribable {
-    func appConfigKey() -> Result<AppConfigKey, AppConfigOmission> {
-        if isSecret {
+extension AppConfigKey {
+    /// The key of `setting` in the format, or why the format cannot express it.
+    static func of(_ setting: any AnySetting) -> Result<AppConfigKey, AppConfigOmission> {
+        if setting.holdsRecords {
+            return .failure(AppConfigOmission(reason: "the format has no type for a collection of records"))
+        }
+        if setting.isSecret {
             return .failure(
                 AppConfigOmission(
                     reason: "it is secret, and an MDM payload is plain text on the device: a secret belongs in a "
                         + "secret store"))
         }
-        guard var key = Self.appConfigKey(of: Value.self) else {
-            let name = TypeName.of(Value.self)
+        guard var key = appConfigKey(of: setting.valueType) else {
+            let name = setting.valueTypeName
             return .failure(
                 AppConfigOmission(
-                    reason: "the format has no type for \(TypeName.withArticle(name)) (it has strings, integers, "
+                    reason: "the format has no type for \(withArticle(name)) (it has strings, integers, "
                         + "floats, dates, Booleans, and arrays of strings, integers or floats)"))
         }
-        if let stored = try? ValueTraits<Value>.shared.encode(defaultValue) {
+        if let stored = setting.defaultStoredValue {
             do {
-                key.defaultValues = try Self.appConfigValues(of: stored, element: key.element)
+                key.defaultValues = try appConfigValues(of: stored, element: key.element)
             } catch {
                 key.defaultProblem = error.reason
             }
@@ -53,18 +52,27 @@ extension Setting: AppConfigDescribable {
             key.defaultProblem = "it cannot be encoded"
         }
         // The format's min and max are numbers; a range of text or dates is checked by the app, not the console.
-        if key.element == "integer" || key.element == "float", let bounds = rules?.bounds,
-            let minimum = try? Self.appConfigValues(of: bounds.minimum, element: key.element).first,
-            let maximum = try? Self.appConfigValues(of: bounds.maximum, element: key.element).first
+        if key.element == "integer" || key.element == "float", let bounds = setting.allowedRange,
+            let minimum = try? appConfigValues(of: bounds.minimum, element: key.element).first,
+            let maximum = try? appConfigValues(of: bounds.maximum, element: key.element).first
         {
             key.constraint = [("min", minimum), ("max", maximum)] + key.constraint
         }
         return .success(key)
     }
 
+    /// `name` after "a" or "an", as it is read aloud: "an Int", "a Data", "a URL", "a UInt8", "a [String]".
+    private static func withArticle(_ name: String) -> String {
+        let characters = Array(name)
+        // An upper-case U followed by another capital, or UInt, is spelled out: "you".
+        let spelledU = characters.first == "U" && characters.count > 1 && characters[1].isUppercase
+        let vowel = !spelledU && !name.hasPrefix("UInt") && characters.first.map { "AEIOUaeiou".contains($0) } == true
+        return "\(vowel ? "an" : "a") \(name)"
+    }
+
     /// The element and control for `type`, or `nil` for a type the format has none for.
     private static func appConfigKey(of type: Any.Type) -> AppConfigKey? {
-        if let optional = type as? any OptionalValue.Type {
+        if let optional = type as? any OptionalType.Type {
             guard var key = appConfigKey(of: optional.wrappedType) else { return nil }
             if !key.constraint.contains(where: { $0.name == "nullable" }) {
                 key.constraint.append(("nullable", "true"))
@@ -95,7 +103,9 @@ extension Setting: AppConfigDescribable {
         case is Date.Type: return ("date", "datetime", nil)
         default: break
         }
-        guard let cases = type as? any CaseIterable.Type, let values = caseValues(of: cases), !values.isEmpty else {
+        guard let cases = type as? any CaseIterable.Type, let values = JSONSchemaMembers.caseValues(of: cases),
+            !values.isEmpty
+        else {
             return nil
         }
         let texts = values.compactMap { value -> String? in if case .string(let text) = value { text } else { nil } }
@@ -126,7 +136,8 @@ extension Setting: AppConfigDescribable {
             if value.isInfinite { return [value < 0 ? "-INF" : "INF"] }
             return ["\(value)"]
         case .number(let text), .string(let text): return [text]
-        case .date(let date): return [ISO8601Timestamp.string(from: date)]
+        // ISO 8601 text, as JSON writes a date: a string without characters to escape.
+        case .date: return [String(stored.jsonText().dropFirst().dropLast())]
         case .data, .dictionary:
             throw AppConfigOmission(reason: "the format has no value for \(stored.kindDescription)")
         }
