@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "StorableConfigCloud", targets: ["StorableConfigCloud"]),
         // The settings' descriptions for tools: a JSON Schema of the settings file, the AppConfig specification file.
         .library(name: "StorableConfigSchema", targets: ["StorableConfigSchema"]),
+        // Combine publishers of settings and configs as ObservableObject, where Combine exists (empty on Linux).
+        .library(name: "StorableConfigCombine", targets: ["StorableConfigCombine"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
         .executable(name: "storable-config-stress", targets: ["storable-config-stress"]),
         .executable(name: "storable-config-benchmarks", targets: ["storable-config-benchmarks"]),
@@ -25,6 +27,7 @@ let package = Package(
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigCloud", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigSchema", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigCombine", dependencies: ["StorableConfig"]),
         .executableTarget(
             name: "storable-config-demo",
             dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud", "StorableConfigSchema"]),

@@ -1,7 +1,9 @@
 // swift-tools-version: 6.2
 // The library's Combine support, compiled on Linux against OpenCombine 0.14.0 and tested. A package of its own,
 // as Benchmarks/ is, so that the library's manifest keeps zero dependencies; the library compiles the same
-// files with Apple's Combine where it exists (Sources/StorableConfigCombine links to them):
+// files, the module StorableConfigCombine, with Apple's Combine where it exists. Here they are a module of another
+// name, OpenCombineStorableConfig (Sources/OpenCombineStorableConfig links to them), since a package graph has
+// one target of a name:
 //
 //   swift test --package-path Checks/Combine
 import Foundation
@@ -20,9 +22,9 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
     ],
     targets: [
-        // A symbolic link to Sources/StorableConfig/Observation/Combine: the library's own files, not a copy.
+        // A symbolic link to Sources/StorableConfigCombine: the library's own files, not a copy.
         .target(
-            name: "StorableConfigCombine",
+            name: "OpenCombineStorableConfig",
             dependencies: [
                 .product(name: "StorableConfig", package: library),
                 .product(name: "OpenCombine", package: "OpenCombine"),
@@ -32,7 +34,7 @@ let package = Package(
         .testTarget(
             name: "StorableConfigCombineTests",
             dependencies: [
-                "StorableConfigCombine",
+                "OpenCombineStorableConfig",
                 .product(name: "StorableConfig", package: library),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]

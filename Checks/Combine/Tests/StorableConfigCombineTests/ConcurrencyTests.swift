@@ -1,7 +1,7 @@
 import Dispatch
 import OpenCombine
+import OpenCombineStorableConfig
 import StorableConfig
-import StorableConfigCombine
 import Testing
 
 struct ConcurrencyTests {

@@ -1,6 +1,6 @@
 import OpenCombine
+import OpenCombineStorableConfig
 import StorableConfig
-import StorableConfigCombine
 import Testing
 
 struct ObjectWillChangeTests {

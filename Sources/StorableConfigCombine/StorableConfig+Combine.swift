@@ -1,21 +1,18 @@
 // See ObserverSubscription.swift for where this file is compiled and why only public API is used.
+import StorableConfig
+
 #if canImport(Combine)
     import Combine
 #elseif STORABLE_CONFIG_OPENCOMBINE
     import OpenCombine
-    import StorableConfig
-#endif
-
-#if canImport(Combine)
-    /// Configs work with `@ObservedObject` and `@StateObject`, and so with SwiftUI before iOS 17 and macOS 14,
-    /// where Combine exists: ``objectWillChange`` sends before each change of any setting.
-    extension StorableConfig: ObservableObject {}
-#elseif STORABLE_CONFIG_OPENCOMBINE
-    // The check package compiles this file outside the library's module.
-    extension StorableConfig: @retroactive ObservableObject {}
 #endif
 
 #if canImport(Combine) || STORABLE_CONFIG_OPENCOMBINE
+    /// Configs work with `@ObservedObject` and `@StateObject`, and so with SwiftUI before iOS 17 and macOS 14,
+    /// where Combine exists: ``objectWillChange`` sends before each change of any setting. Retroactive: this module
+    /// owns neither the class nor the protocol, and is the one place that declares the conformance.
+    extension StorableConfig: @retroactive ObservableObject {}
+
     extension StorableConfig {
         /// A publisher that sends before each change of any of this config's settings, where Combine exists.
         ///

@@ -1,13 +1,14 @@
-// Compiled where Apple's Combine exists, and, to prove it on Linux, in Checks/Combine against OpenCombine, whose
-// target links this folder and defines STORABLE_CONFIG_OPENCOMBINE (a define, not `canImport(OpenCombine)`,
-// which a Linux app that depends on both packages could make true inside this library's own build). Elsewhere,
-// as in the library's Linux build, the file is empty. Only public API of the library is used, so the file
-// compiles outside its module too.
+// The module StorableConfigCombine, on the core's public API alone: compiled where Apple's Combine exists, and, to
+// prove it on Linux, in Checks/Combine against OpenCombine, whose target links this folder and defines
+// STORABLE_CONFIG_OPENCOMBINE (a define, not `canImport(OpenCombine)`, which a Linux app that depends on both
+// packages could make true inside this library's own build). Elsewhere, as in the library's Linux build, the
+// module is empty.
+import StorableConfig
+
 #if canImport(Combine)
     import Combine
 #elseif STORABLE_CONFIG_OPENCOMBINE
     import OpenCombine
-    import StorableConfig
 #endif
 #if canImport(Combine) || STORABLE_CONFIG_OPENCOMBINE
     import Foundation

@@ -1,9 +1,10 @@
 // See ObserverSubscription.swift for where this file is compiled and why only public API is used.
+import StorableConfig
+
 #if canImport(Combine)
     import Combine
 #elseif STORABLE_CONFIG_OPENCOMBINE
     import OpenCombine
-    import StorableConfig
 #endif
 #if canImport(Combine) || STORABLE_CONFIG_OPENCOMBINE
     extension Setting {
