@@ -9,8 +9,8 @@ import Testing
 /// code stands for another thread that runs in that window.
 final class HookedStore: ConfigStore, @unchecked Sendable {
     let inner = InMemoryStore()
-    let afterRead = Guarded<(@Sendable () -> Void)?>(nil)
-    let beforeWrite = Guarded<(@Sendable () -> Void)?>(nil)
+    let afterRead = Locked<(@Sendable () -> Void)?>(nil)
+    let beforeWrite = Locked<(@Sendable () -> Void)?>(nil)
 
     func value(forKey key: String) -> StoredValue? { inner.value(forKey: key) }
 

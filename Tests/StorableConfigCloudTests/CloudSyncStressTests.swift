@@ -15,7 +15,7 @@ struct CloudSyncStressTests {
         let pad = Phone("iPad", on: cloud).launch()
         let sync = phone.sync!
         let padConfig = pad.config!
-        let running = Guarded(true)
+        let running = Locked(true)
         let weather = Thread {
             while running.withLock({ $0 }) {
                 cloud.settle(["iPhone", "iPad"])
@@ -59,14 +59,14 @@ extension CloudSyncStressTests {
     /// thunks per change, and releasing the chain overflowed a dispatch thread's stack, killing the test process).
     @Test func manyChangesFromTheCloudLeaveNothingThatGrowsWithThem() {
         let cloud = SimulatedCloud()
-        let phone = Guarded<Phone?>(Phone("iPhone", on: cloud).launch())
+        let phone = Locked<Phone?>(Phone("iPhone", on: cloud).launch())
         let pad = Phone("iPad", on: cloud).launch()
         for size in 0..<3000 {
             pad.config.fontSize = size
             cloud.settle(["iPad", "iPhone"])
         }
         #expect(phone.withLock { $0?.config.fontSize } == 2999)
-        let released = Guarded(false)
+        let released = Locked(false)
         let thread = Thread {
             phone.withLock { phone in
                 phone?.quit()

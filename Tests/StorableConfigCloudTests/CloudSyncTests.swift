@@ -12,7 +12,7 @@ struct CloudSyncTests {
         let cloud = SimulatedCloud()
         let phone = Phone("iPhone", on: cloud).launch()
         let pad = Phone("iPad", on: cloud).launch()
-        let heard = Guarded<[ConfigChange]>([])
+        let heard = Locked<[ConfigChange]>([])
         let token = pad.config.observe { change in heard.withLock { $0.append(change) } }
         phone.config.userName = "nkysu1"
         cloud.settle(["iPhone", "iPad"])

@@ -15,41 +15,61 @@ import Foundation
 /// value a `Mutex` guards even when every access is inside `withLock` (eight threads incrementing one counter
 /// under it: three to five reports per run; the same program with `NSLock` or a pthread mutex: none), and
 /// `swift test --sanitize=thread` is how the package proves its locking (Docs/Design.md, "Locks").
-struct Lock: Sendable {
+///
+/// Public so that the package's other modules, and stores and providers that you write, use the same lock:
+///
+/// ```swift
+/// let lock = Lock()
+/// lock.withLock { counter += 1 }
+/// ```
+public struct Lock: Sendable {
     #if canImport(os)
         private let base = OSAllocatedUnfairLock()
     #else
         private let base = NSLock()
     #endif
 
-    func lock() {
+    /// Creates a lock.
+    public init() {}
+
+    /// Takes the lock, waiting while another thread holds it.
+    public func lock() {
         base.lock()
     }
 
-    func unlock() {
+    /// Releases the lock, which this thread holds.
+    public func unlock() {
         base.unlock()
     }
 
     /// Runs `body` with the lock held. `body` must not allocate, take another lock or run code the user
     /// wrote when the lock is a setting's; see Docs/Design.md.
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }
         return try body()
     }
 }
 
-/// A value guarded by a ``Lock``.
-final class Locked<Value>: @unchecked Sendable {
+/// A value guarded by a ``Lock``: reached only through ``withLock(_:)``.
+///
+/// ```swift
+/// let seen = Locked<[String]>([])
+/// seen.withLock { $0.append(key) }
+/// ```
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     // Only ever reached through `withLock`.
     private var value: Value
 
-    init(_ value: Value) {
+    /// Creates a value behind a lock of its own.
+    public init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    /// Runs `body` with the lock held and the value to read or change; see ``Lock/withLock(_:)`` for what `body`
+    /// must not do.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try lock.withLock { try body(&value) }
     }
 }

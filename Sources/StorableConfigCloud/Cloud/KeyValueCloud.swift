@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// A key-value cloud that mirrors chosen settings across a user's devices: Apple's `NSUbiquitousKeyValueStore`
 /// (``UbiquitousKeyValueCloud``), or a simulation of it.
@@ -74,7 +75,7 @@ public struct CloudChange: Sendable, Hashable {
 /// Keeps a ``KeyValueCloud/observeChanges(_:)`` handler called: it stops when this is released or cancelled.
 public final class CloudObservation: Sendable {
     private let stop: @Sendable () -> Void
-    private let isStopped = Guarded(false)
+    private let isStopped = Locked(false)
 
     /// Creates an observation that calls `cancel` once, when cancelled or released.
     public init(cancel: @escaping @Sendable () -> Void) {

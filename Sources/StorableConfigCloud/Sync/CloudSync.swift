@@ -24,7 +24,7 @@ import StorableConfig
 public final class CloudSync: Sendable {
     let engine: SyncEngine
     private let syncedStore: SyncedStore
-    private let observation: Guarded<CloudObservation?> = Guarded(nil)
+    private let observation: Locked<CloudObservation?> = Locked(nil)
 
     /// Creates a sync between `local` and `cloud`, and starts listening to the cloud's changes.
     ///

@@ -13,11 +13,11 @@ final class SyncEngine: Sendable {
     let local: any ConfigStore
     let device: String
     private let now: @Sendable () -> Date
-    private let state: Guarded<State>
+    private let state: Locked<State>
     /// The store whose configs hear of the keys a merge changed: set once, by ``CloudSync``. (Not a closure: a
-    /// closure in a generic `Guarded` would be wrapped in two more reabstraction thunks at each `withLock`, a chain
+    /// closure in a generic `Locked` would be wrapped in two more reabstraction thunks at each `withLock`, a chain
     /// that grows with every change until releasing it overflows the stack.)
-    let syncedStore = Guarded(WeakStore())
+    let syncedStore = Locked(WeakStore())
 
     struct WeakStore {
         weak var store: SyncedStore?
@@ -47,7 +47,7 @@ final class SyncEngine: Sendable {
         self.local = local
         self.device = device
         self.now = now
-        state = Guarded(State(clock: HybridClock(device: device)))
+        state = Locked(State(clock: HybridClock(device: device)))
     }
 
     static func metaKey(_ key: String) -> String { key + "~cloud" }

@@ -336,20 +336,3 @@ final class EtcdClient: @unchecked Sendable {
         return Data([0]).base64EncodedString()
     }
 }
-
-/// A value and a lock, for the client's completion handlers.
-@available(watchOS, unavailable)
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -5,7 +5,7 @@ import StorableConfig
 
 /// Every problem reported through `StorableConfig.errorHandler`, for tests to look up by key.
 enum ReportedErrors {
-    private static let collected = Guarded<[StorableConfigError]>([])
+    private static let collected = Locked<[StorableConfigError]>([])
     private static let installed: Bool = {
         let previous = StorableConfig.errorHandler
         StorableConfig.errorHandler = { error in
