@@ -173,6 +173,8 @@ struct StoredValuesTests {
                 defer { try? FileManager.default.removeItem(at: home) }
                 setenv("HOME", home.path, 1)
                 unsetenv("XDG_CONFIG_HOME")
+                // The platform's store, not the in-memory one that a test runner gets.
+                setenv("STORABLE_CONFIG_DEFAULT_STORE", "platform", 1)
                 let config = PlainConfig()
                 config.count = 5
                 let expected = home.appendingPathComponent(
@@ -194,6 +196,7 @@ struct StoredValuesTests {
                 defer { try? FileManager.default.removeItem(at: blocker) }
                 ExitTestChild.attempt(2, "writing \(blocker.path)") { try Data("file".utf8).write(to: blocker) }
                 setenv("XDG_CONFIG_HOME", blocker.path, 1)
+                setenv("STORABLE_CONFIG_DEFAULT_STORE", "platform", 1)
                 let config = PlainConfig()
                 config.count = 5
                 guard config.store is InMemoryStore, config.count == 5 else { exit(1) }
@@ -211,6 +214,7 @@ struct StoredValuesTests {
             let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                 [configHome = configHome as String] in
                 setenv("XDG_CONFIG_HOME", configHome, 1)
+                setenv("STORABLE_CONFIG_DEFAULT_STORE", "platform", 1)
                 StorableConfig.defaultNamespace = ".."
                 let config = PlainConfig()
                 config.count = 5

@@ -21,7 +21,13 @@ extension StorableConfig {
 
     /// The store used by ``init()``.
     ///
-    /// Unless you set another first, it is `UserDefaults.standard` on Apple platforms, and elsewhere a
+    /// Inside a scope of ``withDefaults(_:operation:)`` (a test under `.isolatedSettings`), it is the scope's store.
+    /// Under a test runner (XCTest, `swift test`), unless you set another, it is an ``InMemoryStore`` shared by
+    /// the process, so that tests never write into the user's home; the environment variable
+    /// `STORABLE_CONFIG_DEFAULT_STORE` chooses otherwise: `platform` for the store below, `memory` for an
+    /// ``InMemoryStore`` in any program.
+    ///
+    /// Otherwise, unless you set another first, it is `UserDefaults.standard` on Apple platforms, and elsewhere a
     /// ``JSONFileStore`` at `$XDG_CONFIG_HOME/<defaultNamespace>/settings.json` (`~/.config/…` when
     /// `XDG_CONFIG_HOME` is not set): UserDefaults on Linux keeps nothing unless it is synchronized, and
     /// loses data to a corrupt or concurrently written file, which the JSON file store guards against.
@@ -31,6 +37,7 @@ extension StorableConfig {
     /// Set it at start-up, before the first config is created, to choose another store for the process.
     public static var defaultStore: any ConfigStore {
         get {
+            if let scoped = ConfigDefaults.current { return scoped.store }
             // Read before the lock, which must not be held while another is taken.
             let namespace = defaultNamespace
             return OutsideLocks.deferring {
@@ -76,7 +83,7 @@ extension StorableConfig {
     /// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
     /// ```
     public static var errorHandler: @Sendable (StorableConfigError) -> Void {
-        get { errorHandlerStorage.withLock { $0.handle } }
+        get { ConfigDefaults.current?.errorHandler ?? errorHandlerStorage.withLock { $0.handle } }
         set { errorHandlerStorage.withLock { $0 = ErrorHandler(handle: newValue) } }
     }
 
@@ -84,11 +91,27 @@ extension StorableConfig {
         OutsideLocks.report(error)
     }
 
+    /// Whether the process is a test runner: XCTest under Xcode, `swift test`'s runner (`<Package>PackageTests.xctest`
+    /// on Linux, `xctest` or `swiftpm-testing-helper` on macOS).
+    private static var isRunningUnderTestRunner: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["XCTestConfigurationFilePath"] != nil || environment["XCTestSessionIdentifier"] != nil {
+            return true
+        }
+        let name = ProcessInfo.processInfo.processName
+        return name.hasSuffix(".xctest") || name == "xctest" || name == "swiftpm-testing-helper"
+    }
+
     private static func printToStandardError(_ error: StorableConfigError) {
         FileHandle.standardError.write(Data("StorableConfig: \(error)\n".utf8))
     }
 
     private static func makeDefaultStore(namespace: String) -> any ConfigStore {
+        switch ProcessInfo.processInfo.environment["STORABLE_CONFIG_DEFAULT_STORE"] {
+        case "memory"?: return InMemoryStore()
+        case "platform"?: break
+        default: if isRunningUnderTestRunner { return InMemoryStore() }
+        }
         #if canImport(Darwin)
             return UserDefaultsStore(.standard)
         #else

@@ -10,7 +10,7 @@ extension StorableConfig {
     /// StorableConfig.defaultSources = ConfigSources(belowStore: [.directory("/etc/app/config")])
     /// ```
     public static var defaultSources: ConfigSources {
-        get { defaultSourcesStorage.withLock { $0 } }
+        get { ConfigDefaults.current?.sources ?? defaultSourcesStorage.withLock { $0 } }
         set { defaultSourcesStorage.withLock { $0 = newValue } }
     }
 

@@ -8,7 +8,7 @@ extension StorableConfig {
     /// StorableConfig.defaultOverrides = .environmentAndArguments()
     /// ```
     public static var defaultOverrides: ConfigOverrides {
-        get { defaultOverridesStorage.withLock { $0 } }
+        get { ConfigDefaults.current?.overrides ?? defaultOverridesStorage.withLock { $0 } }
         set { defaultOverridesStorage.withLock { $0 = newValue } }
     }
 

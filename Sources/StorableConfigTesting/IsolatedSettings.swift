@@ -1,0 +1,84 @@
+import Foundation
+import StorableConfig
+
+/// One test's own settings: the in-memory store that configs created without a store use in it, and the problems
+/// reported in it, instead of the process's default store (a file in the user's home) and error handler.
+///
+/// With Swift Testing, the `.isolatedSettings` trait gives each test one (``current`` inside the test); with XCTest,
+/// or any code, ``run(_:)`` scopes a closure:
+///
+/// ```swift
+/// import StorableConfigTesting
+/// import Testing
+///
+/// @Test(.isolatedSettings) func aFirstLaunchIsRecorded() throws {
+///     let settings = try #require(IsolatedSettings.current)
+///     try settings.store.setValue(.string("seeded"), forKey: "com.example.app.AppConfig.userName")  // seed
+///     let config = AppConfig()              // over the test's own store
+///     config.isFirstLaunch = false
+///     #expect(settings.store.value(forKey: config.$isFirstLaunch.key) == .bool(false))   // what it wrote
+///     #expect(settings.reports.isEmpty)     // what it reported
+/// }
+/// ```
+///
+/// Configs that the test's code creates without a store share the test's store, and read the test's overrides
+/// and file sources (none unless given), in the test's task and every task it starts. A config keeps its store
+/// for its life: one held in a `static let` is created once, by whichever test first reads it, and keeps that
+/// test's store; give such a config an explicit store, or create configs in each test.
+public final class IsolatedSettings: Sendable {
+    /// The store of configs created without one in the scope: empty when the scope begins.
+    public let store: InMemoryStore
+    private let reported = Locked<[StorableConfigError]>([])
+
+    /// Creates a scope's settings: an empty store, no reports.
+    public init(store: InMemoryStore = InMemoryStore()) {
+        self.store = store
+    }
+
+    /// The problems reported in the scope so far, in the order they were reported.
+    public var reports: [StorableConfigError] { reported.withLock { $0 } }
+
+    /// The reports whose description mentions `text` (a key, a file's path).
+    public func reports(mentioning text: String) -> [StorableConfigError] {
+        reports.filter { $0.description.contains(text) }
+    }
+
+    /// The defaults of the scope: this store, this collection of reports, no overrides, no file sources.
+    public var defaults: ConfigDefaults {
+        ConfigDefaults(store: store, errorHandler: { [reported] error in reported.withLock { $0.append(error) } })
+    }
+
+    /// The settings of the scope that the current code runs in, or `nil` outside every one.
+    @TaskLocal public static var current: IsolatedSettings?
+
+    /// Runs `body` with settings of its own, and returns what it returns.
+    ///
+    /// ```swift
+    /// func testFirstLaunch() throws {   // XCTest
+    ///     try IsolatedSettings.run { settings in
+    ///         AppConfig().isFirstLaunch = false
+    ///         XCTAssertEqual(settings.store.value(forKey: "com.example.app.AppConfig.isFirstLaunch"), .bool(false))
+    ///     }
+    /// }
+    /// ```
+    public static func run<Result>(_ body: (IsolatedSettings) throws -> Result) rethrows -> Result {
+        let settings = IsolatedSettings()
+        return try $current.withValue(settings) {
+            try StorableConfig.withDefaults(settings.defaults) { try body(settings) }
+        }
+    }
+
+    /// Runs `body` with settings of its own, and returns what it returns.
+    public static func run<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (IsolatedSettings) async throws -> Result
+    ) async rethrows -> Result {
+        let settings = IsolatedSettings()
+        return try await $current.withValue(
+            settings,
+            operation: {
+                try await StorableConfig.withDefaults(settings.defaults, isolation: isolation) {
+                    try await body(settings)
+                }
+            }, isolation: isolation)
+    }
+}

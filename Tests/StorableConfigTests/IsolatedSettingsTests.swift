@@ -1,0 +1,170 @@
+import Foundation
+import StorableConfig
+import StorableConfigTesting
+import Testing
+
+/// `.isolatedSettings` and `IsolatedSettings.run`: each test's configs over a store of its own, with its own
+/// reports, overrides and sources, however many tests run at once.
+@Suite(.isolatedSettings) struct IsolatedSettingsTraitTests {
+    /// The cases that have written, for each to wait a little for the other: run in parallel, they overlap.
+    private static let written = Locked<Set<String>>([])
+
+    @Test(arguments: ["first", "second"]) func parallelTestsWritingOneSettingEachReadTheirOwn(name: String)
+        async throws
+    {
+        let settings = try #require(IsolatedSettings.current)
+        let config = AppConfig()
+        #expect(config.store === settings.store)
+        #expect(config.userName == "")
+        config.userName = name
+        Self.written.withLock { _ = $0.insert(name) }
+        // Wait (a bounded while) until the other case has written too, so that the two overlap when they run in
+        // parallel; either way, each must read its own value.
+        for _ in 0..<500 where Self.written.withLock({ $0.count }) < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(config.userName == name)
+        #expect(AppConfig().userName == name)
+        #expect(settings.store.value(forKey: config.$userName.key) == .string(name))
+    }
+
+    @Test func problemsAreCollectedForTheTestAndNotReportedToTheProcess() throws {
+        ReportedErrors.install()
+        let settings = try #require(IsolatedSettings.current)
+        let key = "com.example.app.AppConfig.userName"
+        settings.store.setValue(.int(5), forKey: key)
+        let config = AppConfig()
+        #expect(config.userName == "")
+        #expect(!settings.reports(mentioning: key).isEmpty, "\(settings.reports)")
+        // The process's handler (which collects every report of the other tests) heard nothing of it.
+        #expect(ReportedErrors.mentioning(key).isEmpty)
+    }
+
+    @Test func aTaskStartedByTheTestUsesItsSettings() async throws {
+        let settings = try #require(IsolatedSettings.current)
+        let store = await Task { AppConfig().store }.value
+        #expect(store === settings.store)
+        // A detached task belongs to no test: it gets the process's default store.
+        let detached = await Task.detached { AppConfig().store }.value
+        #expect(detached !== settings.store)
+    }
+}
+
+struct IsolatedSettingsTests {
+    @Test func eachScopeOfRunHasItsOwnStoreAndLeavesNothingBehind() {
+        let key = "com.example.app.AppConfig.userName"
+        let first = IsolatedSettings.run { settings in
+            AppConfig().userName = "first"
+            return settings.store
+        }
+        let second = IsolatedSettings.run { settings in
+            #expect(AppConfig().userName == "")
+            AppConfig().userName = "second"
+            return settings.store
+        }
+        #expect(first !== second)
+        #expect(first.value(forKey: key) == .string("first"))
+        #expect(second.value(forKey: key) == .string("second"))
+        #expect(IsolatedSettings.current == nil)
+    }
+
+    @Test func twoScopesRunningAtOnceNeverSeeEachOthersValues() async {
+        let barrier = Barrier(count: 2)
+        await withTaskGroup(of: Void.self) { group in
+            for name in ["left", "right"] {
+                group.addTask {
+                    await IsolatedSettings.run { settings in
+                        let config = AppConfig()
+                        config.userName = name
+                        await barrier.arrive()  // both have written
+                        #expect(config.userName == name)
+                        #expect(AppConfig().userName == name)
+                        #expect(settings.store.value(forKey: config.$userName.key) == .string(name))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aScopesOverridesAndSourcesAreItsOwn() {
+        let store = InMemoryStore()
+        let overrides = ConfigOverrides.arguments(["program", "--app-config-user-name", "from-the-scope"])
+        let reported = Locked<[StorableConfigError]>([])
+        let defaults = ConfigDefaults(
+            store: store, errorHandler: { error in reported.withLock { $0.append(error) } }, overrides: overrides,
+            sources: ConfigSources(belowStore: []))
+        StorableConfig.withDefaults(defaults) {
+            #expect(StorableConfig.scopedDefaults?.store === store)
+            let config = AppConfig()
+            #expect(config.store === store)
+            #expect(config.userName == "from-the-scope")
+            #expect(config.$userName.layer == .argument)
+        }
+        // Outside the scope, the process's overrides (none in this test process).
+        #expect(AppConfig(store: store).userName == "")
+    }
+
+    /// A config in a `static let` is created once, by whichever test reads it first, and keeps that test's store.
+    @Test func aConfigHeldInAStaticLetKeepsTheStoreOfTheScopeThatCreatedIt() {
+        let creator = IsolatedSettings.run { settings in
+            _ = SharedConfig.app
+            return settings.store
+        }
+        IsolatedSettings.run { settings in
+            #expect(SharedConfig.app.store === creator)
+            SharedConfig.app.userName = "from a later test"
+            #expect(settings.store.value(forKey: SharedConfig.app.$userName.key) == nil)
+        }
+        #expect(creator.value(forKey: SharedConfig.app.$userName.key) == .string("from a later test"))
+    }
+
+    /// Without the trait, code under a test runner gets an in-memory store: nothing is written into the home
+    /// directory, which outlives the run.
+    @Test func underATestRunnerTheDefaultStoreIsInMemoryAndTheHomeStaysEmpty() async {
+        #if !canImport(Darwin)
+            await #expect(processExitsWith: .success) {
+                let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "StorableConfigTests-empty-home-\(getpid())")
+                ExitTestChild.attempt(2, "making \(home.path)") {
+                    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+                }
+                defer { try? FileManager.default.removeItem(at: home) }
+                setenv("HOME", home.path, 1)
+                unsetenv("XDG_CONFIG_HOME")
+                unsetenv("STORABLE_CONFIG_DEFAULT_STORE")
+                let config = PlainConfig()
+                config.count = 5
+                guard config.store is InMemoryStore, config.count == 5,
+                    (try? FileManager.default.contentsOfDirectory(atPath: home.path)) == []
+                else { exit(1) }
+                exit(0)
+            }
+        #endif
+    }
+}
+
+/// Configs held for the whole process, as an app's `static let shared` is.
+private enum SharedConfig {
+    static let app = AppConfig()
+}
+
+/// Lets `count` tasks go on once all of them have arrived.
+private actor Barrier {
+    private let count: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func arrive() async {
+        arrived += 1
+        if arrived == count {
+            for continuation in waiting { continuation.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
