@@ -104,6 +104,56 @@ struct IsolatedSettingsTests {
         #expect(AppConfig(store: store).userName == "")
     }
 
+    /// Scopes' life cycles at once: on eight threads and eight tasks, each round opens a scope, creates configs
+    /// (one observed), writes and reads them, and lets them go; none sees another scope's values or reports.
+    @Test func scopesOnManyThreadsAndTasksNeverMix() async {
+        let rounds = 40
+        @Sendable func round(_ name: String) -> [String] {
+            IsolatedSettings.run { settings in
+                var problems: [String] = []
+                let heard = Locked<[String]>([])
+                var config: AppConfig? = AppConfig()
+                let token = config!.$userName.observe { value in heard.withLock { $0.append(value) } }
+                config!.userName = name
+                let other = AppConfig()
+                if other.userName != name { problems.append("\(name) read \(other.userName)") }
+                if heard.withLock({ $0 }) != [name] { problems.append("\(name) heard \(heard.withLock { $0 })") }
+                if settings.store.value(forKey: other.$userName.key) != .string(name) {
+                    problems.append(
+                        "\(name): the store holds \(String(describing: settings.store.value(forKey: other.$userName.key)))"
+                    )
+                }
+                if !settings.reports.isEmpty { problems.append("\(name) reported \(settings.reports)") }
+                token.cancel()
+                config = nil
+                return problems
+            }
+        }
+        let fromThreads = Locked<[String]>([])
+        let threadsDone = DispatchGroup()
+        for thread in 0..<8 {
+            threadsDone.enter()
+            Thread.detachNewThread {
+                for index in 0..<rounds {
+                    let problems = round("thread-\(thread)-\(index)")
+                    fromThreads.withLock { $0 += problems }
+                }
+                threadsDone.leave()
+            }
+        }
+        let fromTasks = await withTaskGroup(of: [String].self) { group in
+            for task in 0..<8 {
+                group.addTask { (0..<rounds).flatMap { round("task-\(task)-\($0)") } }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        await withCheckedContinuation { continuation in
+            threadsDone.notify(queue: .global()) { continuation.resume() }
+        }
+        #expect(fromTasks == [])
+        #expect(fromThreads.withLock { $0 } == [])
+    }
+
     /// A config in a `static let` is created once, by whichever test reads it first, and keeps that test's store.
     @Test func aConfigHeldInAStaticLetKeepsTheStoreOfTheScopeThatCreatedIt() {
         let creator = IsolatedSettings.run { settings in
