@@ -13,11 +13,11 @@ import StorableConfig
 ///
 /// @Test(.isolatedSettings) func aFirstLaunchIsRecorded() throws {
 ///     let settings = try #require(IsolatedSettings.current)
-///     try settings.store.setValue(.string("seeded"), forKey: "com.example.app.AppConfig.userName")  // seed
-///     let config = AppConfig()              // over the test's own store
-///     config.isFirstLaunch = false
-///     #expect(settings.store.value(forKey: config.$isFirstLaunch.key) == .bool(false))   // what it wrote
-///     #expect(settings.reports.isEmpty)     // what it reported
+///     settings.config(AppConfig.self).userName = "seeded"          // seed
+///     AppConfig().isFirstLaunch = false                            // the code under test, over the test's store
+///     #expect(settings.config(AppConfig.self).isFirstLaunch == false)                    // what it wrote
+///     #expect(settings.store.value(forKey: "com.example.app.AppConfig.userName") == .string("seeded"))
+///     #expect(settings.reports.isEmpty)                            // what it reported
 /// }
 /// ```
 ///
@@ -33,6 +33,18 @@ public final class IsolatedSettings: Sendable {
     /// Creates a scope's settings: an empty store, no reports.
     public init(store: InMemoryStore = InMemoryStore()) {
         self.store = store
+    }
+
+    /// A config of `type` over the scope's store, to seed values before the code under test runs, or to read
+    /// back what it wrote, by property rather than by key:
+    ///
+    /// ```swift
+    /// settings.config(AppConfig.self).userName = "seeded"
+    /// runTheCodeUnderTest()
+    /// #expect(settings.config(AppConfig.self).isFirstLaunch == false)
+    /// ```
+    public func config<Config: StorableConfig>(_ type: Config.Type) -> Config {
+        StorableConfig.withDefaults(defaults) { Config(store: store) }
     }
 
     /// The problems reported in the scope so far, in the order they were reported.

@@ -28,6 +28,16 @@ import Testing
         #expect(settings.store.value(forKey: config.$userName.key) == .string(name))
     }
 
+    @Test func aConfigOfTheTestsSettingsSeedsAndReadsBackByProperty() throws {
+        let settings = try #require(IsolatedSettings.current)
+        settings.config(AppConfig.self).userName = "seeded"
+        let underTest = AppConfig()
+        #expect(underTest.userName == "seeded")
+        underTest.selectedHobbies = ["go"]
+        #expect(settings.config(AppConfig.self).selectedHobbies == ["go"])
+        #expect(settings.config(AppConfig.self).store === settings.store)
+    }
+
     @Test func problemsAreCollectedForTheTestAndNotReportedToTheProcess() throws {
         ReportedErrors.install()
         let settings = try #require(IsolatedSettings.current)
