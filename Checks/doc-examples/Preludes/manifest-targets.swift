@@ -6,7 +6,7 @@ let package = Package(
     name: "MyStore",
     dependencies: [.package(path: "../StorableConfig")],
     targets: [
-        .target(name: "MyStore", dependencies: [.product(name: "StorableConfig", package: "StorableConfig")]),
         // example
+        .target(name: "MyStore", dependencies: [.product(name: "StorableConfig", package: "StorableConfig")])
     ]
 )
