@@ -267,7 +267,8 @@ final class SyncEngine: Sendable {
             state.cloudBytes[cloudKey] = bytes
             return nil
         }
-        if let refusal { return report(key, refusal) }
+        // Once per write: each merge until the next one tries again, and the other keys' bytes change the numbers.
+        if let refusal { return report(key, refusal, cause: "size of \(entry.stamps.max().map(\.description) ?? "")") }
         cloud.setData(data, forKey: cloudKey)
     }
 
@@ -321,9 +322,11 @@ final class SyncEngine: Sendable {
 
     // MARK: Reports
 
-    func report(_ key: String, _ reason: String, once: Bool = true) {
+    /// Reports `reason` for `key` to the error handler: once per key and `cause` (by default, the reason), or every
+    /// time.
+    func report(_ key: String, _ reason: String, once: Bool = true, cause: String? = nil) {
         if once {
-            let first = state.withLock { $0.reported.insert(key + "\u{0}" + reason).inserted }
+            let first = state.withLock { $0.reported.insert(key + "\u{0}" + (cause ?? reason)).inserted }
             guard first else { return }
         }
         StorableConfig.errorHandler(.notSynced(key: key, reason: reason))
