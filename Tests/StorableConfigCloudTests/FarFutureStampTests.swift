@@ -129,6 +129,24 @@ struct FarFutureStampTests {
         #expect(pad.config.userName == "the phone's, after seeing it")
     }
 
+    @Test func aStampMoreThanADayAheadIsReportedOnceAndOneLessIsNot() {
+        let cloud = SimulatedCloud()
+        let phone = Phone("A", on: cloud).launch()
+        let ahead = Phone("b", on: cloud, at: 1_000_000 + Self.day + 60_000).launch()
+        let near = Phone("c", on: cloud, at: 1_000_000 + Self.day - 60_000).launch()
+        let reports = ReportedErrors.collecting {
+            ahead.config.fontSize = 20
+            near.config.userName = "an hour short of a day ahead"
+            for _ in 0..<2 {
+                cloud.settle(["A", "b", "c"])
+                phone.sync.synchronize()
+            }
+        }
+        #expect(phone.config.fontSize == 20)
+        #expect(reports.mentioning(Self.fontSizeKey, "\(1_000_000 + Self.day + 60_000).0@b", "ahead").count == 1)
+        #expect(reports.mentioning(Self.userNameKey, "ahead").isEmpty)
+    }
+
     @Test func aWriteAfterTheLastStampIsRefusedAndReportedRatherThanTied() {
         let cloud = SimulatedCloud()
         let phone = Phone("A", on: cloud).launch()

@@ -6,6 +6,8 @@ extension SyncEngine {
         let generation: Int
         let write: (values: [String: StoredValue], removing: [String])?
         let upload: CloudEntry?
+        /// A cloud stamp more than ``SyncEngine/farAhead`` ahead of this device's clock, to report.
+        let farAhead: String?
     }
 }
 
@@ -16,6 +18,9 @@ extension SyncEngine.State {
         _ key: String, cloud: CloudEntry?, device: String, cloudName: String, now: Int64, rewrite: Bool
     ) -> SyncEngine.Plan? {
         guard var keyState = keys[key] else { return nil }
+        // What this device's clock reads before it witnesses the cloud's stamps: its wall clock, or the latest stamp
+        // it saw if that is later.
+        let reading = max(now, clock.last.milliseconds)
         var changed = false
         var upload: CloudEntry?
         var taken: CloudStamp?
@@ -57,8 +62,17 @@ extension SyncEngine.State {
             keyState.origin = taken.flatMap { $0.device == device ? nil : "\(cloudName) (device \"\($0.device)\")" }
         }
         keys[key] = keyState
+        var farAhead: String?
+        if let newest = cloud?.stamps.max(), newest.milliseconds > reading,
+            newest.milliseconds - reading > SyncEngine.farAhead
+        {
+            farAhead =
+                "its value from device \"\(newest.device)\" is stamped \(newest), more than a day ahead of this "
+                + "device's clock; it wins, as a later stamp does, and this device's clock moves to it"
+        }
         return SyncEngine.Plan(
-            generation: keyState.generation, write: changed || rewrite ? keyState.localWrite(key) : nil, upload: upload)
+            generation: keyState.generation, write: changed || rewrite ? keyState.localWrite(key) : nil, upload: upload,
+            farAhead: farAhead)
     }
 }
 

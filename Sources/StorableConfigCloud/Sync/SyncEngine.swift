@@ -64,6 +64,10 @@ final class SyncEngine: Sendable {
         return Int64(exactly: value) ?? .min
     }
 
+    /// How far ahead of this device's clock a cloud stamp is reported: a day, in milliseconds. Clocks that work
+    /// differ by seconds; a time zone taken for the time, by hours.
+    static let farAhead: Int64 = 24 * 3600 * 1000
+
     /// Why a write is refused when the clock has no later reading.
     static let clockAtTheLastStamp =
         "this device's clock is at the last stamp, \(CloudStamp.lastMilliseconds).\(UInt32.max) (the start of the "
@@ -234,6 +238,7 @@ final class SyncEngine: Sendable {
                 $0.plan(key, cloud: cloudEntry, device: device, cloudName: cloudName, now: now, rewrite: rewrite)
             }
             guard let plan else { return }
+            if let farAhead = plan.farAhead { report(key, farAhead) }
             if let write = plan.write {
                 do {
                     try local.setValues(write.values, removingValuesForKeys: write.removing)
