@@ -132,11 +132,12 @@ extension SyncEngine.KeyState {
         if let newest, newest.device != device, !newest.isBeforeSync {
             origin = "\(cloudName) (device \"\(newest.device)\")"
         }
-        guard !changedOutside.isEmpty else { return (!problems.isEmpty, problems) }
+        let unreadable = !problems.isEmpty
+        guard !changedOutside.isEmpty else { return (unreadable, problems) }
         guard let fresh = clock.tick(now: now) else {
             problems.append(
                 "its value was changed outside the sync, but \(SyncEngine.clockAtTheLastStamp); it keeps its stamp")
-            return (!problems.isEmpty, problems)
+            return (unreadable, problems)
         }
         origin = nil
         if holdsRecords {
