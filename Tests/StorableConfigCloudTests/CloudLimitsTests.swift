@@ -90,4 +90,32 @@ struct CloudLimitsTests {
         #expect(
             cloud.serverData("cloud.test.SyncedSettings.hobbies").flatMap(entry)?.value == .array([.string("small")]))
     }
+
+    /// Each merge after the write (a notice, `synchronize()`) tries to send the collection again, and the other keys'
+    /// bytes change the numbers in the reason: a report per merge (17 here, before), for one write.
+    @Test func aRecordCollectionPastTheCloudsSizeIsReportedOncePerWriteNotPerRetry() {
+        let cloud = SimulatedCloud()
+        let phone = Phone("iPhone", on: cloud).launch()
+        let pad = Phone("iPad", on: cloud).launch()
+        let big = String(repeating: "n", count: 1000)
+        let sizeReports = { (reports: ReportedErrors.Reports) in
+            reports.mentioning("cloud.test.SyncedSettings.notes", "bytes the cloud holds").count
+        }
+        let oneWrite = ReportedErrors.collecting {
+            phone.config.notes.upsert(contentsOf: (0..<1100).map { Note(id: "n\($0)", text: big) })
+            for length in 0..<16 {
+                pad.config.userName = String(repeating: "u", count: length)
+                cloud.settle(["iPhone", "iPad"])
+                phone.sync.synchronize()
+            }
+        }
+        #expect(sizeReports(oneWrite) == 1)
+        let anotherWrite = ReportedErrors.collecting {
+            phone.config.notes.upsert(Note(id: "one more", text: "x"))
+            cloud.settle(["iPhone", "iPad"])
+            phone.sync.synchronize()
+        }
+        #expect(sizeReports(anotherWrite) == 1)
+        #expect(cloud.serverData("cloud.test.SyncedSettings.notes") == nil)
+    }
 }

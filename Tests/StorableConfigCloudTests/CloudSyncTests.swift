@@ -330,7 +330,8 @@ struct CloudSyncTests {
         cloud.settle(["broken", "lost", "iPad"])
         #expect(pad.config.userName == "from the end of time")
         #expect(nowhere.userName == "from the end of time")
-        // Each device saw the stamp at the end of time; its next write comes after it.
+        // A wall clock past the year 10000 is not read: the broken device's stamp came from its counter. Each
+        // device's next write comes after every stamp it saw.
         pad.config.userName = "the iPad's, later"
         cloud.settle(["broken", "lost", "iPad"])
         #expect(far.userName == "the iPad's, later")

@@ -17,13 +17,38 @@ struct ConvergenceTests {
 
     @Test(arguments: 1...60)
     func randomOperationsOnThreeDevicesConverge(seed: UInt64) throws {
+        try Self.runHistory(seed: seed, names: Self.names, planting: false)
+    }
+
+    /// As above, with values stamped past the last stamp (Docs/CloudSync.md, "Stamps") put in the cloud now and
+    /// then by a device "Z", between the devices' identifiers ("A" and "B" sort before it, "c" after): no device
+    /// takes one, and no write is lost to one.
+    @Test(arguments: 1...30)
+    func randomOperationsWithStampsPastTheLimitMixedInConverge(seed: UInt64) throws {
+        try Self.runHistory(seed: seed, names: ["A", "B", "c"], planting: true)
+    }
+
+    /// What device "Z" plants: a value of one of the keys, stamped past the limit, that no device must take.
+    static func valuePastTheLimit(_ random: inout SplitMix64) -> CloudEntry {
+        let stamp = PlantedValues.pastTheLimit[Int(random.next() % 3)]
+        switch random.next() % 3 {
+        case 0: return PlantedValues.single(userNameKey, .string("poison"), at: stamp)
+        case 1: return PlantedValues.single(fontSizeKey, .int(666), at: stamp)
+        default:
+            return PlantedValues.records(
+                notesKey, id: "n1", .dictionary(["id": .string("n1"), "text": .string("poison")]), at: stamp)
+        }
+    }
+
+    static func runHistory(seed: UInt64, names: [String], planting: Bool) throws {
         var random = SplitMix64(seed: seed)
         let cloud = SimulatedCloud()
-        let phones = Self.names.map { Phone($0, on: cloud, at: 1_000_000).launch() }
+        let phones = names.map { Phone($0, on: cloud, at: 1_000_000).launch() }
         var latest = LatestWrites()
         for _ in 0..<80 {
             let phone = phones[Int(random.next() % 3)]
-            switch random.next() % 11 {
+            switch random.next() % (planting ? 12 : 11) {
+            case 11: cloud.plant(valuePastTheLimit(&random))
             case 0: phone.config.userName = ["", "ann", "bob", "cy"][Int(random.next() % 4)]
             case 1: phone.config.fontSize = Int(random.next() % 5) + 10
             case 2: phone.config.$userName.reset()
@@ -47,17 +72,19 @@ struct ConvergenceTests {
             }
             for phone in phones { try latest.record(phone.local) }
         }
-        for name in Self.names { cloud.setOnline(name, true) }
+        for name in names { cloud.setOnline(name, true) }
         for _ in 0..<3 {
             for phone in phones { phone.sync.synchronize() }
-            cloud.settle(Self.names)
+            cloud.settle(names)
         }
         let expected = latest
         for phone in phones {
-            #expect(phone.config.userName == expected.value(Self.userNameKey, default: ""), "device \(phone.name)")
-            #expect(phone.config.fontSize == expected.value(Self.fontSizeKey, default: 12), "device \(phone.name)")
+            #expect(phone.config.userName == expected.value(userNameKey, default: ""), "device \(phone.name)")
+            #expect(phone.config.fontSize == expected.value(fontSizeKey, default: 12), "device \(phone.name)")
             let notes = Dictionary(uniqueKeysWithValues: phone.config.notes.all.map { ($0.id, $0.text) })
             #expect(notes == expected.recordTexts(), "device \(phone.name)")
+            #expect(phone.config.userName != "poison" && phone.config.fontSize != 666, "device \(phone.name)")
+            #expect(!notes.values.contains("poison"), "device \(phone.name)")
         }
     }
 }

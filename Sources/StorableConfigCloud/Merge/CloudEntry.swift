@@ -29,6 +29,14 @@ enum CloudEntry: Sendable, Hashable {
         }
     }
 
+    /// Every stamp the entry holds: its value's, or its records' and what it has seen.
+    var stamps: [CloudStamp] {
+        switch self {
+        case .single(_, let stamped): [stamped.stamp]
+        case .records(_, let records): records.entries.values.map(\.stamp) + records.seen.values
+        }
+    }
+
     /// The value's text, as UTF-8 bytes.
     func encoded() -> Data {
         var object: [String: StoredValue] = ["format": .int(Self.format), "key": .string(key)]

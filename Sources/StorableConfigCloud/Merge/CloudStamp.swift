@@ -4,8 +4,14 @@
 /// that two devices that compare the same two stamps pick the same winner. A device's clock never goes back: a
 /// reading is later than every stamp the device wrote or saw, even when the wall clock jumps back.
 ///
-/// Its text form, inside a cloud value, is `<milliseconds>.<counter>@<device>`: `1795000000000.0@iPad`.
+/// Its text form, inside a cloud value, is `<milliseconds>.<counter>@<device>`: `1795000000000.0@iPad`. A text
+/// whose milliseconds are past ``lastMilliseconds`` (the start of the year 10000) is not a stamp: no clock reads
+/// that far, and a stamp there would leave no later one for the writes after it.
 public struct CloudStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The last millisecond of a stamp, the same on every device: 253,402,300,800,000, the start of the year 10000,
+    /// far past any working clock. A clock reads no later than it.
+    public static let lastMilliseconds: Int64 = 253_402_300_800_000
+
     /// Milliseconds since 1970 by the clock of the device that wrote, moved forward past every stamp it had seen.
     public let milliseconds: Int64
     /// Orders the writes made within one millisecond (or while the wall clock stood behind a stamp seen).
@@ -54,11 +60,19 @@ public struct CloudStamp: Sendable, Hashable, Comparable, CustomStringConvertibl
         guard let milliseconds = Int64(text[..<dot]), let counter = UInt32(text[text.index(after: dot)..<at]),
             !device.isEmpty
         else { throw CloudValueError("'\(text.prefix(80))' is not a stamp (<milliseconds>.<counter>@<device>)") }
+        guard milliseconds <= Self.lastMilliseconds else {
+            throw CloudValueError(
+                "'\(text.prefix(80))' is not a stamp: its milliseconds are past \(Self.lastMilliseconds), the start of "
+                    + "the year 10000, which no clock reads")
+        }
         self.init(milliseconds: milliseconds, counter: counter, device: device)
     }
 }
 
 /// A hybrid logical clock: readings follow the wall clock, but never go back, and come after every stamp seen.
+///
+/// Between ``CloudStamp/lastMilliseconds`` and the start of time: a wall clock that reads past it is not read (the
+/// counter carries the order, as while the wall clock stands behind), and a stamp past it does not move the clock.
 struct HybridClock {
     let device: String
     private(set) var last: CloudStamp
@@ -68,24 +82,28 @@ struct HybridClock {
         last = .beforeSync(device: device)
     }
 
-    /// A new reading, later than every earlier reading and every stamp seen.
-    mutating func tick(now milliseconds: Int64) -> CloudStamp {
-        if milliseconds > last.milliseconds {
+    /// A new reading, later than every earlier reading and every stamp seen; `nil` when there is none, the clock
+    /// being at the last stamp (``CloudStamp/lastMilliseconds``, counter at its largest): never a reading equal to
+    /// the last.
+    mutating func tick(now milliseconds: Int64) -> CloudStamp? {
+        if milliseconds > last.milliseconds && milliseconds <= CloudStamp.lastMilliseconds {
             last = CloudStamp(milliseconds: milliseconds, counter: 0, device: device)
         } else if last.counter < .max {
             last = CloudStamp(milliseconds: last.milliseconds, counter: last.counter + 1, device: device)
+        } else if last.milliseconds < CloudStamp.lastMilliseconds {
+            // A counter run out within one millisecond: the next millisecond.
+            last = CloudStamp(milliseconds: last.milliseconds + 1, counter: 0, device: device)
         } else {
-            // A counter run out within one millisecond (or a stamp at the end of time): the next millisecond,
-            // where there is one.
-            let next = last.milliseconds == .max ? last.milliseconds : last.milliseconds + 1
-            last = CloudStamp(milliseconds: next, counter: last.milliseconds == .max ? .max : 0, device: device)
+            return nil
         }
         return last
     }
 
-    /// Moves the clock past a stamp that another device wrote.
+    /// Moves the clock past a stamp that another device wrote, unless it is past the last stamp.
     mutating func witness(_ stamp: CloudStamp) {
-        guard (stamp.milliseconds, stamp.counter) > (last.milliseconds, last.counter) else { return }
+        guard (stamp.milliseconds, stamp.counter) > (last.milliseconds, last.counter),
+            stamp.milliseconds <= CloudStamp.lastMilliseconds
+        else { return }
         last = CloudStamp(milliseconds: stamp.milliseconds, counter: stamp.counter, device: device)
     }
 }

@@ -6,6 +6,8 @@ extension SyncEngine {
         let generation: Int
         let write: (values: [String: StoredValue], removing: [String])?
         let upload: CloudEntry?
+        /// A cloud stamp more than ``SyncEngine/farAhead`` ahead of this device's clock, to report.
+        let farAhead: String?
     }
 }
 
@@ -16,6 +18,9 @@ extension SyncEngine.State {
         _ key: String, cloud: CloudEntry?, device: String, cloudName: String, now: Int64, rewrite: Bool
     ) -> SyncEngine.Plan? {
         guard var keyState = keys[key] else { return nil }
+        // What this device's clock reads before it witnesses the cloud's stamps: its wall clock, or the latest stamp
+        // it saw if that is later.
+        let reading = max(now, clock.last.milliseconds)
         var changed = false
         var upload: CloudEntry?
         var taken: CloudStamp?
@@ -57,35 +62,53 @@ extension SyncEngine.State {
             keyState.origin = taken.flatMap { $0.device == device ? nil : "\(cloudName) (device \"\($0.device)\")" }
         }
         keys[key] = keyState
+        var farAhead: String?
+        if let newest = cloud?.stamps.max(), newest.milliseconds > reading,
+            newest.milliseconds - reading > SyncEngine.farAhead
+        {
+            farAhead =
+                "its value from device \"\(newest.device)\" is stamped \(newest), more than a day ahead of this "
+                + "device's clock; it wins, as a later stamp does, and this device's clock moves to it"
+        }
         return SyncEngine.Plan(
-            generation: keyState.generation, write: changed || rewrite ? keyState.localWrite(key) : nil, upload: upload)
+            generation: keyState.generation, write: changed || rewrite ? keyState.localWrite(key) : nil, upload: upload,
+            farAhead: farAhead)
     }
 }
 
 extension SyncEngine.KeyState {
     /// Reads the key's local state from its value and its stamps in the local store, moving `clock` past them.
     ///
-    /// A value stored without a stamp was there before sync was turned on. A value that differs from the one
-    /// its stamp was given to (its digest, kept beside the stamp, differs) was written without passing through
-    /// the sync (another program, a widget writing the shared suite): it takes a new stamp, as a write now.
-    /// - Returns: Whether a value took a new stamp, so that the stamps must be written again.
+    /// A value stored without a stamp was there before sync was turned on; so was one whose stamp cannot be read
+    /// (one past the last stamp, which the version before this one took from the cloud): it is reported. A value
+    /// that differs from the one its stamp was given to (its digest, kept beside the stamp, differs) was written
+    /// without passing through the sync (another program, a widget writing the shared suite): it takes a new stamp,
+    /// as a write now.
+    /// - Returns: Whether the stamps must be written again (a value took a new stamp, or a stamp could not be read),
+    ///   and the problems to report.
     mutating func load(
         from values: [String: StoredValue], key: String, device: String, cloudName: String, clock: inout HybridClock,
         now: Int64
-    ) -> Bool {
+    ) -> (rewrite: Bool, problems: [String]) {
         let meta = values[SyncEngine.metaKey(key)]
         var changedOutside: [String] = []
+        var problems: [String] = []
+        let read = { (kept: StoredValue?) in Self.stampAndDigest(kept, problems: &problems) }
         if holdsRecords {
             let stored = values[key]?.members ?? [:]
             let stamps = meta?.members?["stamps"]?.members ?? [:]
             var records = RecordStamps()
             for (id, value) in stored {
-                let written = Self.stampAndDigest(stamps[id])
+                let written = read(stamps[id])
                 records.entries[id] = Stamped(stamp: written?.stamp ?? .beforeSync(device: device), value: value)
-                if meta != nil && written?.digest != Self.digest(value) { changedOutside.append(id) }
+                // A record with no stamp beside it was added outside the sync; one whose stamp cannot be read counts
+                // as held before sync, as a setting's does.
+                if meta != nil && (stamps[id] == nil || written.map { $0.digest != Self.digest(value) } == true) {
+                    changedOutside.append(id)
+                }
             }
             for (id, text) in meta?.members?["deleted"]?.members ?? [:] {
-                guard let stamp = Self.stampAndDigest(text)?.stamp else { continue }
+                guard let stamp = read(text)?.stamp else { continue }
                 if stored[id] == nil { records.entries[id] = Stamped(stamp: stamp, value: nil) }
             }
             // A record removed without passing through the sync.
@@ -94,10 +117,10 @@ extension SyncEngine.KeyState {
                 changedOutside.append(id)
             }
             for (device, text) in meta?.members?["seen"]?.members ?? [:] {
-                if let stamp = Self.stampAndDigest(text)?.stamp { records.seen[device] = stamp }
+                if let stamp = read(text)?.stamp { records.seen[device] = stamp }
             }
             self.records = records
-        } else if let written = Self.stampAndDigest(meta) {
+        } else if let written = read(meta) {
             single = Stamped(stamp: written.stamp, value: values[key])
             if written.digest != Self.digest(values[key]) { changedOutside.append(key) }
         } else {
@@ -109,25 +132,40 @@ extension SyncEngine.KeyState {
         if let newest, newest.device != device, !newest.isBeforeSync {
             origin = "\(cloudName) (device \"\(newest.device)\")"
         }
-        guard !changedOutside.isEmpty else { return false }
+        let unreadable = !problems.isEmpty
+        guard !changedOutside.isEmpty else { return (unreadable, problems) }
+        guard let fresh = clock.tick(now: now) else {
+            problems.append(
+                "its value was changed outside the sync, but \(SyncEngine.clockAtTheLastStamp); it keeps its stamp")
+            return (unreadable, problems)
+        }
         origin = nil
-        let fresh = clock.tick(now: now)
         if holdsRecords {
             for id in changedOutside { records.entries[id]?.stamp = fresh }
             records.see(fresh)
         } else {
             single?.stamp = fresh
         }
-        return true
+        return (true, problems)
     }
 
-    /// A stamp as the local store keeps it: `<stamp> <digest>`, the digest of the value it was given to.
-    private static func stampAndDigest(_ value: StoredValue?) -> (stamp: CloudStamp, digest: String)? {
+    /// A stamp as the local store keeps it: `<stamp> <digest>`, the digest of the value it was given to. A text
+    /// that is not a stamp is added to `problems`.
+    private static func stampAndDigest(
+        _ value: StoredValue?, problems: inout [String]
+    ) -> (stamp: CloudStamp, digest: String)? {
         guard case .string(let text)? = value else { return nil }
         // The digest has no space; a device identifier may.
-        guard let space = text.lastIndex(of: " ") else { return (try? CloudStamp(text: text)).map { ($0, "") } }
-        guard let stamp = try? CloudStamp(text: String(text[..<space])) else { return nil }
-        return (stamp, String(text[text.index(after: space)...]))
+        let space = text.lastIndex(of: " ")
+        do {
+            let stamp = try CloudStamp(text: String(text[..<(space ?? text.endIndex)]))
+            return (stamp, space.map { String(text[text.index(after: $0)...]) } ?? "")
+        } catch {
+            problems.append(
+                "its stamp kept in the local store cannot be read (\(error)), so the clock does not move to it, and "
+                    + "the value it stamps counts as one held before sync was turned on (a deletion, as none)")
+            return nil
+        }
     }
 
     /// 16 hexadecimal digits of the FNV-1a hash of the value's JSON text; `-` for no value.

@@ -56,10 +56,22 @@ final class SyncEngine: Sendable {
 
     func origin(forKey key: String) -> String? { state.withLock { $0.keys[key]?.origin } }
 
+    /// The wall clock, in milliseconds since 1970; 0 when it reads past the last stamp or not a number: no reading
+    /// (the clock's counter carries the order, and no tombstone is dropped by it).
     private var milliseconds: Int64 {
-        let value = now().timeIntervalSince1970 * 1000
-        return value.isFinite ? Int64(clamping: Int(exactly: value.rounded(.down)) ?? (value < 0 ? .min : .max)) : 0
+        let value = (now().timeIntervalSince1970 * 1000).rounded(.down)
+        guard value.isFinite, value <= Double(CloudStamp.lastMilliseconds) else { return 0 }
+        return Int64(exactly: value) ?? .min
     }
+
+    /// How far ahead of this device's clock a cloud stamp is reported: a day, in milliseconds. Clocks that work
+    /// differ by seconds; a time zone taken for the time, by hours.
+    static let farAhead: Int64 = 24 * 3600 * 1000
+
+    /// Why a write is refused when the clock has no later reading.
+    static let clockAtTheLastStamp =
+        "this device's clock is at the last stamp, \(CloudStamp.lastMilliseconds).\(UInt32.max) (the start of the "
+        + "year 10000, taken from a value stamped there), and no later stamp is left"
 
     // MARK: Which keys
 
@@ -95,12 +107,12 @@ final class SyncEngine: Sendable {
             }
             let now = milliseconds
             let cloudName = cloud.name
-            let changedOutside = state.withLock { state in
+            let loaded = state.withLock { state in
                 state.keys[setting.key]?.load(
                     from: values, key: setting.key, device: device, cloudName: cloudName, clock: &state.clock, now: now)
-                    ?? false
             }
-            merge(setting.key, rewrite: changedOutside)
+            for problem in loaded?.problems ?? [] { report(setting.key, problem) }
+            merge(setting.key, rewrite: loaded?.rewrite ?? false)
         }
     }
 
@@ -121,7 +133,7 @@ final class SyncEngine: Sendable {
         }
         let old = recordKeys.isEmpty ? [:] : try local.values(forKeys: recordKeys)
         var all = values
-        let taken = stampLocalChanges(synced, old: old, new: values, meta: &all)
+        let taken = try stampLocalChanges(synced, old: old, new: values, meta: &all)
         do {
             try local.setValues(all, removingValuesForKeys: keysToRemove)
         } catch {
@@ -150,7 +162,7 @@ final class SyncEngine: Sendable {
                 let changed = synced.filter { old[$0] != visible[$0] }
                 restore(taken)
                 var written = visible
-                taken = stampLocalChanges(changed, old: old, new: visible, meta: &written)
+                taken = try stampLocalChanges(changed, old: old, new: visible, meta: &written)
                 for key in requested where written[key] == nil { stored[key] = nil }
                 for (key, value) in written { stored[key] = value }
             }
@@ -164,13 +176,16 @@ final class SyncEngine: Sendable {
 
     /// Takes one new stamp for the local changes of `keys` (from `old` to `new`; a key absent from `new` is
     /// removed) and adds their stamps to `meta`. Returns each key's state before.
+    /// - Throws: ``StorableConfig/StorableConfigError/writeFailed(key:reason:)`` when the clock has no later
+    ///   reading: the write is refused rather than stamped the same as an earlier one.
     private func stampLocalChanges(
         _ keys: [String], old: [String: StoredValue], new: [String: StoredValue], meta: inout [String: StoredValue]
-    ) -> [String: KeyState] {
+    ) throws -> [String: KeyState] {
+        guard !keys.isEmpty else { return [:] }
         let now = milliseconds
-        return state.withLock { state in
+        let taken = state.withLock { state -> [String: KeyState]? in
             var before: [String: KeyState] = [:]
-            let stamp = state.clock.tick(now: now)
+            guard let stamp = state.clock.tick(now: now) else { return nil }
             for key in keys {
                 guard var keyState = state.keys[key] else { continue }
                 before[key] = keyState
@@ -187,6 +202,12 @@ final class SyncEngine: Sendable {
             }
             return before
         }
+        guard let taken else {
+            throw StorableConfigError.writeFailed(
+                key: keys.min() ?? "",
+                reason: "\(Self.clockAtTheLastStamp), so the write is refused rather than stamped the same as another")
+        }
+        return taken
     }
 
     /// Puts back the states of a local write that failed, where nothing changed them since.
@@ -217,6 +238,7 @@ final class SyncEngine: Sendable {
                 $0.plan(key, cloud: cloudEntry, device: device, cloudName: cloudName, now: now, rewrite: rewrite)
             }
             guard let plan else { return }
+            if let farAhead = plan.farAhead { report(key, farAhead) }
             if let write = plan.write {
                 do {
                     try local.setValues(write.values, removingValuesForKeys: write.removing)
@@ -267,7 +289,8 @@ final class SyncEngine: Sendable {
             state.cloudBytes[cloudKey] = bytes
             return nil
         }
-        if let refusal { return report(key, refusal) }
+        // Once per write: each merge until the next one tries again, and the other keys' bytes change the numbers.
+        if let refusal { return report(key, refusal, cause: "size of \(entry.stamps.max().map(\.description) ?? "")") }
         cloud.setData(data, forKey: cloudKey)
     }
 
@@ -321,9 +344,11 @@ final class SyncEngine: Sendable {
 
     // MARK: Reports
 
-    func report(_ key: String, _ reason: String, once: Bool = true) {
+    /// Reports `reason` for `key` to the error handler: once per key and `cause` (by default, the reason), or every
+    /// time.
+    func report(_ key: String, _ reason: String, once: Bool = true, cause: String? = nil) {
         if once {
-            let first = state.withLock { $0.reported.insert(key + "\u{0}" + reason).inserted }
+            let first = state.withLock { $0.reported.insert(key + "\u{0}" + (cause ?? reason)).inserted }
             guard first else { return }
         }
         StorableConfig.errorHandler(.notSynced(key: key, reason: reason))

@@ -13,8 +13,10 @@ import StorableConfig
 ///   bytes again.
 /// - Each stamp's text reads back as the same stamp; the input read as a stamp's text, where it is one, prints
 ///   as text that reads back as that stamp, and is that text but for the way its numbers are written.
-/// - A clock that witnesses the stamps reads later than each, and each reading later than the one before (but at
-///   the end of time: milliseconds and counter at their largest, where nothing is later).
+/// - No stamp read is past the last stamp (``CloudStamp/lastMilliseconds``), and one past it does not move a clock.
+///   A clock that witnesses the stamps reads later than each, and each reading later than the one before, never
+///   past the last stamp, whatever the wall clock says; it gives no reading only at the last stamp (milliseconds at
+///   the last, counter at its largest), where nothing is later.
 /// - Merging an entry with itself gives it back (less the tombstones that `now` drops from a record
 ///   collection, and with every stamp it holds seen); merging two entries of one key gives the same either way
 ///   round, and merging the result with either side changes nothing. Two values both held before sync was
@@ -83,17 +85,29 @@ enum CloudEntryFuzzCheck {
     private static func clockFailure(_ stamps: [CloudStamp], now: Int) -> String? {
         var clock = HybridClock(device: "fuzz")
         var previous = clock.last
-        let endOfTime = (Int64.max, UInt32.max)
+        let last = CloudStamp.lastMilliseconds
         for (index, stamp) in stamps.enumerated() {
+            guard stamp.milliseconds <= last else { return "the stamp \(stamp) past the last one was read" }
             clock.witness(stamp)
-            // The wall clock: behind the stamps, at the input's length, or far ahead.
-            let wall: Int64 = [stamp.milliseconds, Int64(now), .max - 1][index % 3]
-            let reading = clock.tick(now: wall)
-            for earlier in [stamp, previous] where (earlier.milliseconds, earlier.counter) != endOfTime {
+            // The same stamp moved past the last one: not a stamp, so the clock stays where it is.
+            let before = clock.last
+            clock.witness(CloudStamp(milliseconds: last + 1 + stamp.milliseconds & 0xFFFF, counter: 0, device: "Z"))
+            guard clock.last == before else { return "a stamp past the last one moved the clock to \(clock.last)" }
+            // The wall clock: behind the stamps, at the input's length, at the last millisecond, or past it.
+            let wall: Int64 = [stamp.milliseconds, Int64(now), last, .max - 1][index % 4]
+            guard let reading = clock.tick(now: wall) else {
+                // No reading at the last stamp only, where nothing is later.
+                guard clock.last.milliseconds == last, clock.last.counter == .max else {
+                    return "the clock gave no reading at \(clock.last) (wall clock \(wall))"
+                }
+                continue
+            }
+            for earlier in [stamp, previous] {
                 guard (reading.milliseconds, reading.counter) > (earlier.milliseconds, earlier.counter) else {
                     return "the clock read \(reading) after \(earlier) (wall clock \(wall))"
                 }
             }
+            guard reading.milliseconds <= last else { return "the clock read \(reading), past the last stamp" }
             guard reading.device == "fuzz" else { return "the clock read \(reading) for device fuzz" }
             previous = reading
         }
