@@ -28,11 +28,24 @@ import StorableConfig
 public final class IsolatedSettings: Sendable {
     /// The store of configs created without one in the scope: empty when the scope begins.
     public let store: InMemoryStore
+    /// The overrides of config classes that do not choose their own: none unless given.
+    public let overrides: ConfigOverrides
+    /// The file sources of config classes that do not choose their own: none unless given.
+    public let sources: ConfigSources
     private let reported = Locked<[StorableConfigError]>([])
 
-    /// Creates a scope's settings: an empty store, no reports.
-    public init(store: InMemoryStore = InMemoryStore()) {
+    /// Creates a scope's settings: an empty store, no reports, and the overrides and sources given (none by
+    /// default).
+    ///
+    /// ```swift
+    /// let settings = IsolatedSettings(overrides: .arguments(["tool", "--app-config-user-name", "ci"]))
+    /// ```
+    public init(
+        store: InMemoryStore = InMemoryStore(), overrides: ConfigOverrides = .none, sources: ConfigSources = .none
+    ) {
         self.store = store
+        self.overrides = overrides
+        self.sources = sources
     }
 
     /// A config of `type` over the scope's store, to seed values before the code under test runs, or to read
@@ -55,15 +68,18 @@ public final class IsolatedSettings: Sendable {
         reports.filter { $0.description.contains(text) }
     }
 
-    /// The defaults of the scope: this store, this collection of reports, no overrides, no file sources.
+    /// The defaults of the scope: this store, this collection of reports, these overrides and file sources.
     public var defaults: ConfigDefaults {
-        ConfigDefaults(store: store, errorHandler: { [reported] error in reported.withLock { $0.append(error) } })
+        ConfigDefaults(
+            store: store, errorHandler: { [reported] error in reported.withLock { $0.append(error) } },
+            overrides: overrides, sources: sources)
     }
 
     /// The settings of the scope that the current code runs in, or `nil` outside every one.
     @TaskLocal public static var current: IsolatedSettings?
 
-    /// Runs `body` with settings of its own, and returns what it returns.
+    /// Runs `body` with `settings` (by default, new ones: an empty store, no overrides or sources), and returns what
+    /// it returns.
     ///
     /// ```swift
     /// func testFirstLaunch() throws {   // XCTest
@@ -73,19 +89,20 @@ public final class IsolatedSettings: Sendable {
     ///     }
     /// }
     /// ```
-    public static func run<Result>(_ body: (IsolatedSettings) throws -> Result) rethrows -> Result {
-        let settings = IsolatedSettings()
-        return try $current.withValue(settings) {
+    public static func run<Result>(
+        _ settings: IsolatedSettings = IsolatedSettings(), _ body: (IsolatedSettings) throws -> Result
+    ) rethrows -> Result {
+        try $current.withValue(settings) {
             try StorableConfig.withDefaults(settings.defaults) { try body(settings) }
         }
     }
 
-    /// Runs `body` with settings of its own, and returns what it returns.
+    /// Runs `body` with `settings` (by default, new ones), and returns what it returns.
     public static func run<Result>(
-        isolation: isolated (any Actor)? = #isolation, _ body: (IsolatedSettings) async throws -> Result
+        _ settings: IsolatedSettings = IsolatedSettings(), isolation: isolated (any Actor)? = #isolation,
+        _ body: (IsolatedSettings) async throws -> Result
     ) async rethrows -> Result {
-        let settings = IsolatedSettings()
-        return try await $current.withValue(
+        try await $current.withValue(
             settings,
             operation: {
                 try await StorableConfig.withDefaults(settings.defaults, isolation: isolation) {

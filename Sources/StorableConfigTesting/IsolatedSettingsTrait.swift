@@ -10,10 +10,17 @@
     /// ```
     ///
     /// Each test (each case of a parameterized test) runs with an ``IsolatedSettings`` of its own: configs that
-    /// it creates without a store, in its task and the tasks it starts, share one ``InMemoryStore``, and read no
-    /// overrides and no file sources; what is reported is collected in ``IsolatedSettings/reports`` instead of
-    /// going to the process's error handler. Tests that run in parallel never see each other's settings.
+    /// it creates without a store, in its task and the child tasks and `Task {}` it starts, share one
+    /// ``InMemoryStore``, and read the trait's overrides and file sources (none unless given); what is reported in
+    /// the test's tasks is collected in ``IsolatedSettings/reports`` instead of going to the process's error
+    /// handler (what the library meets on a thread of its own, such as a file watcher's, still goes there: see
+    /// `ConfigDefaults`). Tests that run in parallel never see each other's settings.
     public struct IsolatedSettingsTrait: TestTrait, SuiteTrait, TestScoping {
+        /// The overrides that each test's configs read, unless their class chooses its own.
+        public var overrides: ConfigOverrides
+        /// The file sources that each test's configs read, unless their class chooses its own.
+        public var sources: ConfigSources
+
         /// `true`: on a suite, the trait applies to each of its tests and of its nested suites' tests.
         public var isRecursive: Bool { true }
 
@@ -21,12 +28,21 @@
         public func provideScope(
             for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
         ) async throws {
-            try await IsolatedSettings.run { _ in try await function() }
+            try await IsolatedSettings.run(IsolatedSettings(overrides: overrides, sources: sources)) { _ in
+                try await function()
+            }
         }
     }
 
     extension Trait where Self == IsolatedSettingsTrait {
         /// Each test gets settings of its own: an in-memory store, its own reports, no overrides or file sources.
-        public static var isolatedSettings: Self { IsolatedSettingsTrait() }
+        public static var isolatedSettings: Self { IsolatedSettingsTrait(overrides: .none, sources: .none) }
+
+        /// Each test gets settings of its own, whose configs read `overrides` and `sources` (a test's fixed
+        /// values: `ConfigSources(aboveStore: [.jsonFile(path)])`) unless their class chooses its own.
+        public static func isolatedSettings(overrides: ConfigOverrides = .none, sources: ConfigSources = .none) -> Self
+        {
+            IsolatedSettingsTrait(overrides: overrides, sources: sources)
+        }
     }
 #endif

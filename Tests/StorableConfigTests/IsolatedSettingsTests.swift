@@ -41,13 +41,26 @@ import Testing
     @Test func problemsAreCollectedForTheTestAndNotReportedToTheProcess() throws {
         ReportedErrors.install()
         let settings = try #require(IsolatedSettings.current)
-        let key = "com.example.app.AppConfig.userName"
+        let key = "isolated.ReportingConfig.label"
         settings.store.setValue(.int(5), forKey: key)
-        let config = AppConfig()
-        #expect(config.userName == "")
+        let config = ReportingConfig()
+        #expect(config.label == "")
         #expect(!settings.reports(mentioning: key).isEmpty, "\(settings.reports)")
         // The process's handler (which collects every report of the other tests) heard nothing of it.
         #expect(ReportedErrors.mentioning(key).isEmpty)
+    }
+
+    /// A handler installed inside a test that chains to the one it replaces chains to the process's, not to the
+    /// test's collection, which would outlive the test.
+    @Test func theErrorHandlerReadInATestIsTheProcesssAndReportsGoToTheTest() throws {
+        let settings = try #require(IsolatedSettings.current)
+        let error = StorableConfigError.readFailed(key: "isolated.chained.\(UUID())", reason: "on purpose")
+        // What a test reads as the handler is the process's: calling it does not reach the test's collection.
+        StorableConfig.errorHandler(error)
+        #expect(settings.reports.isEmpty)
+        // A report made in the test goes to the test.
+        StorableConfig.report(error)
+        #expect(settings.reports == [error])
     }
 
     @Test func aTaskStartedByTheTestUsesItsSettings() async throws {
@@ -96,22 +109,43 @@ struct IsolatedSettingsTests {
         }
     }
 
-    @Test func aScopesOverridesAndSourcesAreItsOwn() {
+    @Test func aScopesOverridesSourcesAndHandlerAreItsOwn() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("fixed.json")
+        let text =
+            #"{"com.example.app.AppConfig.nickname": "from a file", "com.example.app.AppConfig.selectedHobbies": 7}"#
+        try Data(text.utf8).write(to: file)
         let store = InMemoryStore()
         let overrides = ConfigOverrides.arguments(["program", "--app-config-user-name", "from-the-scope"])
         let reported = Locked<[StorableConfigError]>([])
         let defaults = ConfigDefaults(
             store: store, errorHandler: { error in reported.withLock { $0.append(error) } }, overrides: overrides,
-            sources: ConfigSources(belowStore: []))
+            sources: ConfigSources(belowStore: [.jsonFile(file.path)]))
         StorableConfig.withDefaults(defaults) {
             #expect(StorableConfig.scopedDefaults?.store === store)
             let config = AppConfig()
             #expect(config.store === store)
             #expect(config.userName == "from-the-scope")
             #expect(config.$userName.layer == .argument)
+            #expect(config.nickname == "from a file")
+            #expect(config.$nickname.layer == .file)
+            #expect(config.selectedHobbies == [])
         }
-        // Outside the scope, the process's overrides (none in this test process).
-        #expect(AppConfig(store: store).userName == "")
+        // The file's value of the wrong type was reported to the scope's handler.
+        #expect(reported.withLock { $0 }.contains { $0.description.contains("AppConfig.selectedHobbies") })
+        // Outside the scope, the process's overrides and sources (none in this test process).
+        let outside = AppConfig(store: store)
+        #expect(outside.userName == "")
+        #expect(outside.nickname == nil)
+    }
+
+    @Test func settingsWithOverridesGiveThemToTheConfigsOfTheScope() {
+        let settings = IsolatedSettings(overrides: .arguments(["tool", "--app-config-user-name", "ci"]))
+        IsolatedSettings.run(settings) { settings in
+            #expect(AppConfig().userName == "ci")
+            #expect(settings.config(AppConfig.self).$userName.layer == .argument)
+        }
+        #expect(AppConfig(store: settings.store).userName == "")
     }
 
     /// Scopes' life cycles at once: on eight threads and eight tasks, each round opens a scope, creates configs
@@ -201,6 +235,12 @@ struct IsolatedSettingsTests {
             }
         #endif
     }
+}
+
+/// A config of this suite's own, so that what it reports names no key that other tests use.
+private final class ReportingConfig: StorableConfig {
+    override class var namespace: String { "isolated" }
+    @Setting var label = ""
 }
 
 /// Configs held for the whole process, as an app's `static let shared` is.

@@ -1,6 +1,7 @@
 /// What configs created in one scope use when they are not given their own: the store of ``StorableConfig/init()``,
-/// the error handler, the overrides and the file sources. A scope is a task and the tasks it starts, and the
-/// synchronous code they run: a test, so that parallel tests never see each other's settings.
+/// the error handler, the overrides and the file sources. A scope is a task, the child tasks and `Task {}` it starts
+/// (not `Task.detached`, a thread or a dispatch queue), and the synchronous code they run: a test, so that parallel
+/// tests never see each other's settings.
 ///
 /// ```swift
 /// let store = InMemoryStore()
@@ -10,10 +11,13 @@
 /// }
 /// ```
 ///
-/// Inside the scope, ``StorableConfig/defaultStore``, ``StorableConfig/errorHandler``,
-/// ``StorableConfig/defaultOverrides`` and ``StorableConfig/defaultSources`` read the scope's values; assigning
-/// them there still sets the process's. A config takes its store, overrides and sources when it is created and keeps
-/// them for its life; a problem is reported to the handler of the scope that code reporting it runs in. The
+/// Inside the scope, ``StorableConfig/defaultStore``, ``StorableConfig/defaultOverrides`` and
+/// ``StorableConfig/defaultSources`` read the scope's values, and ``StorableConfig/report(_:)`` reports to the
+/// scope's handler; ``StorableConfig/errorHandler`` stays the process's, and assigning any of them there still
+/// sets the process's. A config takes its store, overrides and sources when it is created and keeps them for its
+/// life. A problem goes to the handler of the scope that the code reporting it runs in: one that the library meets
+/// on a thread of its own (a file watcher, also a file source's; `UserDefaultsStore`'s coalesced save; an etcd
+/// watch) goes to the process's handler, since those threads serve every store of a file or a database. The
 /// `StorableConfigTesting` module builds its `.isolatedSettings` test trait on this.
 public struct ConfigDefaults: Sendable {
     /// The store of configs created without one.
@@ -41,16 +45,16 @@ public struct ConfigDefaults: Sendable {
 }
 
 extension StorableConfig {
-    /// Runs `operation` with `defaults` as the defaults of every config it creates without a store, and of the
-    /// tasks it starts: see ``ConfigDefaults``.
+    /// Runs `operation` with `defaults` as the defaults of every config it creates without a store, also in the
+    /// child tasks and `Task {}` it starts: see ``ConfigDefaults``.
     public static func withDefaults<Result>(_ defaults: ConfigDefaults, operation: () throws -> Result) rethrows
         -> Result
     {
         try ConfigDefaults.$current.withValue(defaults, operation: operation)
     }
 
-    /// Runs `operation` with `defaults` as the defaults of every config it creates without a store, and of the
-    /// tasks it starts: see ``ConfigDefaults``.
+    /// Runs `operation` with `defaults` as the defaults of every config it creates without a store, also in the
+    /// child tasks and `Task {}` it starts: see ``ConfigDefaults``.
     public static func withDefaults<Result>(
         _ defaults: ConfigDefaults, isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result

@@ -82,13 +82,26 @@ extension StorableConfig {
     /// ```swift
     /// StorableConfig.errorHandler = { error in logger.warning("\(error)") }
     /// ```
+    ///
+    /// This is the process's handler, also inside a scope of ``withDefaults(_:operation:)``, whose reports go to
+    /// the scope's handler instead (``report(_:)``): a handler that chains to the one it replaces keeps chaining
+    /// to the process's.
     public static var errorHandler: @Sendable (StorableConfigError) -> Void {
-        get { ConfigDefaults.current?.errorHandler ?? errorHandlerStorage.withLock { $0.handle } }
+        get { errorHandlerStorage.withLock { $0.handle } }
         set { errorHandlerStorage.withLock { $0 = ErrorHandler(handle: newValue) } }
     }
 
-    static func report(_ error: StorableConfigError) {
+    /// Reports a problem: to the error handler of the scope that the current code runs in
+    /// (``withDefaults(_:operation:)``), else to ``errorHandler``. Reported from inside one of the library's
+    /// locks, it waits until this thread has left them, since a handler is code of yours. The package's other
+    /// modules report through it, and so may a store or a provider that you write.
+    public static func report(_ error: StorableConfigError) {
         OutsideLocks.report(error)
+    }
+
+    /// The handler that a report made now goes to: the scope's, else the process's.
+    static var currentErrorHandler: @Sendable (StorableConfigError) -> Void {
+        ConfigDefaults.current?.errorHandler ?? errorHandler
     }
 
     /// Whether the process is a test runner: XCTest under Xcode, `swift test`'s runner (`<Package>PackageTests.xctest`
@@ -110,7 +123,15 @@ extension StorableConfig {
         switch ProcessInfo.processInfo.environment["STORABLE_CONFIG_DEFAULT_STORE"] {
         case "memory"?: return InMemoryStore()
         case "platform"?: break
-        default: if isRunningUnderTestRunner { return InMemoryStore() }
+        case nil: if isRunningUnderTestRunner { return InMemoryStore() }
+        case let other?:
+            report(
+                .invalidOverride(
+                    origin: "environment variable STORABLE_CONFIG_DEFAULT_STORE", key: "the default store",
+                    value: String(other.prefix(80)),
+                    reason: "it is neither 'platform' nor 'memory', so configs created without a store keep their "
+                        + "values in memory"))
+            return InMemoryStore()
         }
         #if canImport(Darwin)
             return UserDefaultsStore(.standard)

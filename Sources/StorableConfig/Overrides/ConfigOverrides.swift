@@ -133,7 +133,7 @@ enum OverrideNames {
     }
 
     /// The words of a camelCase name, split where a lower-case letter is followed by an upper-case one:
-    /// `serverURL` → `server`, `URL`. Also what the AppConfig specification file makes its labels of.
+    /// `serverURL` → `server`, `URL`.
     static func words(_ name: String) -> [String] {
         var words: [String] = []
         var word = ""

@@ -22,7 +22,8 @@
 /// used up its pthread keys, the state goes into that table too: slower, never wrong.
 enum OutsideLocks {
     private struct HeldBack {
-        var reports: [StorableConfigError] = []
+        /// Each with the handler it goes to, chosen when it was reported.
+        var reports: [(error: StorableConfigError, handler: @Sendable (StorableConfigError) -> Void)] = []
         var work: [() -> Void] = []
     }
 
@@ -92,7 +93,7 @@ enum OutsideLocks {
         state &= batchMask
         let thread = pthread_self()
         guard let held = heldBack.withLock({ $0.removeValue(forKey: thread) }) else { return }
-        for error in held.reports { StorableConfig.errorHandler(error) }
+        for report in held.reports { report.handler(report.error) }
         for item in held.work { item() }
     }
 
@@ -100,10 +101,11 @@ enum OutsideLocks {
     static func report(_ error: StorableConfigError) {
         if state >= depthUnit {
             let thread = pthread_self()
-            heldBack.withLock { $0[thread, default: HeldBack()].reports.append(error) }
+            let handler = StorableConfig.currentErrorHandler
+            heldBack.withLock { $0[thread, default: HeldBack()].reports.append((error, handler)) }
             state |= heldBackFlag
         } else {
-            StorableConfig.errorHandler(error)
+            StorableConfig.currentErrorHandler(error)
         }
     }
 

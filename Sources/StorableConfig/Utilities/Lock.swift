@@ -32,12 +32,15 @@ public struct Lock: Sendable {
     /// Creates a lock.
     public init() {}
 
-    /// Takes the lock, waiting while another thread holds it.
+    /// Takes the lock, waiting while another thread holds it. Not across an `await`: the thread that takes the
+    /// lock must release it.
+    @available(*, noasync, message: "use withLock(_:), which cannot hold the lock across a suspension")
     public func lock() {
         base.lock()
     }
 
     /// Releases the lock, which this thread holds.
+    @available(*, noasync, message: "use withLock(_:), which cannot hold the lock across a suspension")
     public func unlock() {
         base.unlock()
     }

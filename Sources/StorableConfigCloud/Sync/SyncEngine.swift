@@ -351,7 +351,7 @@ final class SyncEngine: Sendable {
             let first = state.withLock { $0.reported.insert(key + "\u{0}" + (cause ?? reason)).inserted }
             guard first else { return }
         }
-        StorableConfig.errorHandler(.notSynced(key: key, reason: reason))
+        StorableConfig.report(.notSynced(key: key, reason: reason))
     }
 }
 

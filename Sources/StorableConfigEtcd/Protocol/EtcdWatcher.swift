@@ -221,7 +221,7 @@ final class EtcdWatcher: @unchecked Sendable {
             return deniedInARow
         }
         guard count == 2, let store else { return }
-        StorableConfig.errorHandler(
+        StorableConfig.report(
             .reloadFailed(
                 store: store.description,
                 reason: "etcd refused to watch the prefix \"\(prefix)\" (\(answer.prefix(200))); "
@@ -240,7 +240,7 @@ final class EtcdWatcher: @unchecked Sendable {
             return setupFailures
         }
         guard let causes, let store else { return }
-        StorableConfig.errorHandler(
+        StorableConfig.report(
             .reloadFailed(
                 store: store.description,
                 reason: "the watch of the prefix \"\(prefix)\" could not be set up ("

@@ -318,7 +318,7 @@ struct EtcdSnapshot: Equatable {
         let moved = rename(file.path, kept.path) == 0
         let cause = moved ? "" : String(cString: strerror(errno))
         let removed = moved ? removeOldSetAside(beside: file) : []
-        StorableConfig.errorHandler(
+        StorableConfig.report(
             .reloadFailed(
                 store: store,
                 reason: "the snapshot \(url.path) was not used: \(reason); "

@@ -57,7 +57,7 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
             return write(snapshot, store: storage.description)
         }
         // Reported with no lock held: the handler is the user's code.
-        if let failure { StorableConfig.errorHandler(failure) }
+        if let failure { StorableConfig.report(failure) }
     }
 
     /// Whether a write was due; it is no longer.

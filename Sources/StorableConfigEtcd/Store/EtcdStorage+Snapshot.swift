@@ -13,7 +13,7 @@ extension EtcdStorage {
         do {
             var notices: [String] = []
             let found = try EtcdSnapshot.read(from: url, notices: &notices)
-            for notice in notices { StorableConfig.errorHandler(.reloadFailed(store: description, reason: notice)) }
+            for notice in notices { StorableConfig.report(.reloadFailed(store: description, reason: notice)) }
             guard let snapshot = found else { return nil }
             if let mismatch = snapshot.mismatch(endpoints: client.endpoints, prefix: prefix) {
                 EtcdSnapshot.setAside(url, because: mismatch, store: description, outcome: outcome)
@@ -42,7 +42,7 @@ extension EtcdStorage {
             for (key, text) in snapshot.values { cache[key] = (.text(text), 0) }
             seededFrom = (snapshot.revision, snapshot.written)
         }
-        StorableConfig.errorHandler(
+        StorableConfig.report(
             .reloadFailed(
                 store: description,
                 reason: "no member answered (\(outage)); the store starts from its snapshot "

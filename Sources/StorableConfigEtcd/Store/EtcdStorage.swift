@@ -281,7 +281,7 @@ final class EtcdStorage: IdentifiedConfigStore, @unchecked Sendable, CustomStrin
     }
 
     private func reportRevisionBehind(_ clusterRevision: Int64, storeRevision: Int64) {
-        StorableConfig.errorHandler(
+        StorableConfig.report(
             .reloadFailed(
                 store: description,
                 reason: "the cluster is at revision \(clusterRevision), before the revision \(storeRevision) that "
