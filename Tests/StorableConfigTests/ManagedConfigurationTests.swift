@@ -138,6 +138,29 @@ struct ManagedConfigurationTests {
         #expect(config.count == 6 && config.$count.isManaged)
     }
 
+    /// When the thread that changed the dictionary reads the setting next, it reads the change, even while another
+    /// thread reloads the sources: that thread's reading may install the change, or resolve the layers, first
+    /// (before the fix, about 80 of these 400 reads gave the value from before the change, for a moment).
+    @Test func aChangeIsReadOnTheThreadThatMadeItWhileAnotherThreadReloadsTheSources() throws {
+        try Self.withDefaults { defaults in
+            let stop = Locked(false)
+            let reloading = Thread { while !stop.withLock({ $0 }) { StorableConfig.reloadSources() } }
+            reloading.start()
+            defer { stop.withLock { $0 = true } }
+            var stale: [String] = []
+            for round in 0..<200 {
+                defaults.removeObject(forKey: ManagedDefaults.key)
+                let config = ManagedAppConfig.make(store: InMemoryStore(), sources: Self.sources(defaults))
+                config.count = 5
+                Self.push(["AppConfig.count": 9], to: defaults)
+                if config.count != 9 { stale.append("round \(round): \(config.count) after 9 was given") }
+                Self.push(["AppConfig.count": "nine"], to: defaults)
+                if config.count != 5 { stale.append("round \(round): \(config.count) after 9 went invalid") }
+            }
+            #expect(stale.isEmpty, "\(stale.count) stale reads: \(stale.prefix(5))")
+        }
+    }
+
     @Test func aChangeReachesEveryConfigThatObserves() throws {
         try Self.withDefaults { defaults in
             let first = ManagedAppConfig.make(store: InMemoryStore(), sources: Self.sources(defaults))

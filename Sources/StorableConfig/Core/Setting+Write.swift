@@ -188,6 +188,7 @@ extension Setting {
     @inline(never)
     func layeredValueLocked(_ shown: inout Value, fromStore: Bool, filled: FilledLayer<Value>?) -> Bool {
         guard let extras else { return true }
+        extras.layersUnapplied = false
         if let above = extras.overridden {
             extras.appliedLayer = .above
             if let filled, filled.layer === above { shown = filled.value } else { shown = above.value }

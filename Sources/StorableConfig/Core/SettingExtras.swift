@@ -23,6 +23,10 @@ final class SettingExtras<Value>: @unchecked Sendable {
     /// Which layer gave the value the setting holds: none (the store or the default), the one above the store,
     /// or the one below it. Guarded by the setting's lock; set with the value.
     var appliedLayer = AppliedLayer.none
+    /// Whether layers were taken that no value applied since: the thread that took them reads the store next, and
+    /// another thread that resolves the same layers meanwhile must not return before it has too (the value it
+    /// returns to is read right after). Guarded by the setting's lock; cleared where the layers are applied.
+    var layersUnapplied = false
     /// Whether an assignment to the overridden setting was reported (once is enough). Guarded by the setting's
     /// lock.
     var reportedOverriddenAssignment = false

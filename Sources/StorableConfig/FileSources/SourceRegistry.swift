@@ -39,6 +39,11 @@ final class SourceRegistry: Sendable {
         /// The ticket of the reading that installed `contents` as they are: a later reading of the same bytes
         /// leaves it.
         var contentsTicket: UInt64 = 0
+        /// The `contentsTicket` of the latest contents whose configs a watcher has finished telling: a watcher that
+        /// finds the contents unchanged, but not yet told, tells them itself, so that when a change's notification
+        /// returns the configs read it even if another thread's reading installed it (`UserDefaults` posts on the
+        /// thread that set the value, and that thread reads the setting next).
+        var toldTicket: UInt64 = 0
 
         /// The names that the contents give and that match two settings or more, with their keys.
         var ambiguous: [String: [String]] {
@@ -208,7 +213,9 @@ final class SourceRegistry: Sendable {
     }
 
     /// Reads `source` again and reports its problems if it changed; returns the configs that read it, after
-    /// telling them (but `sparing`) if it changed and `tellingSubscribers`.
+    /// telling them (but `sparing`) if it changed and `tellingSubscribers`. Also when another thread's reading
+    /// installed the change and has not finished telling them: when a watcher's call returns, its configs read
+    /// what it saw.
     ///
     /// Readings are made one at a time, each installed before the next starts, so that a reading of older bytes
     /// never replaces one of newer bytes (the lock guards files being read, never a config or a report: a config
@@ -222,20 +229,26 @@ final class SourceRegistry: Sendable {
         let installed =
             source.format == .managedAppConfiguration
             ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
-        guard let (contents, changed, subscribers, ticket) = installed else { return [] }
-        guard changed else { return subscribers }
+        guard let (contents, subscribers, untold) = installed else { return [] }
         // Reported outside the lock (the error handler is the user's code), so each only while the contents are
-        // still this reading's: a newer reading of fixed files makes the rest of them old news.
-        for problem in contents.problems { reportOnce(problem, for: source, ofReading: ticket) }
-        if tellingSubscribers {
-            for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
+        // still those read: a newer reading of fixed files makes the rest of them old news. A reading of contents
+        // not yet told reports too (once per contents): the problems are there when this returns, as the values.
+        guard let untold else { return subscribers }
+        for problem in contents.problems { reportOnce(problem, for: source, ofReading: untold) }
+        guard tellingSubscribers else { return subscribers }
+        for config in subscribers where config !== sparing { config.sourcesChanged(loadingAll: false) }
+        state.withLock { state in
+            if let told = state.entries[source]?.toldTicket, told < untold {
+                state.entries[source]?.toldTicket = untold
+            }
         }
         return subscribers
     }
 
-    /// Reads `source` and installs the reading unless a later one was installed meanwhile; returns it, whether it
-    /// changed what the source holds, the configs that read it, and its ticket (`nil`: no config reads it any more).
-    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, Bool, [StorableConfig], UInt64)? {
+    /// Reads `source` and installs the reading unless a later one was installed meanwhile; returns the contents
+    /// installed, the configs that read them, and the `contentsTicket` of those contents if no
+    /// watcher has finished telling their configs (`nil`: told, or no config reads the source any more).
+    private func readAndInstall(_ source: ConfigSource) -> (SourceContents, [StorableConfig], UInt64?)? {
         guard
             let (last, names, ticket) = state.withLock({ state in
                 state.entries[source].map { entry in
@@ -245,8 +258,14 @@ final class SourceRegistry: Sendable {
             })
         else { return nil }
         let contents = SourceContents.read(source, names: source.readsByName ? names : nil, keepingFrom: last)
-        let (changed, subscribers) = state.withLock { state -> (Bool, [StorableConfig]) in
-            guard var entry = state.entries[source], entry.installedTicket < ticket else { return (false, []) }
+        return state.withLock { state -> (SourceContents, [StorableConfig], UInt64?) in
+            guard var entry = state.entries[source] else { return (contents, [], nil) }
+            func installed(_ entry: Entry) -> (SourceContents, [StorableConfig], UInt64?) {
+                let untold = entry.toldTicket < entry.contentsTicket ? entry.contentsTicket : nil
+                return (entry.contents, entry.subscribers.values.compactMap(\.config), untold)
+            }
+            // A later reading was installed: its contents are the newest, told here too if still untold.
+            guard entry.installedTicket < ticket else { return installed(entry) }
             entry.installedTicket = ticket
             let old = entry.contents
             let changed =
@@ -270,9 +289,8 @@ final class SourceRegistry: Sendable {
                 entry.contentsTicket = ticket
             }
             state.entries[source] = entry
-            return (changed, entry.subscribers.values.compactMap(\.config))
+            return installed(entry)
         }
-        return (contents, changed, subscribers, ticket)
     }
 
     /// Reports `problem` unless it was reported for the source's current contents, or, for a problem of the

@@ -266,7 +266,10 @@ extension Setting {
             // The old values are released after the unlock: a value's `deinit` is code the user wrote.
             releasedLastGood = extras.lastGood
             extras.lastGood = good
-            outcome.changed = aboveChanged || belowChanged
+            // Unchanged layers that another thread took and has not applied yet count as a change: this thread
+            // applies them too.
+            outcome.changed = aboveChanged || belowChanged || extras.layersUnapplied
+            if outcome.changed { extras.layersUnapplied = true }
             return (old, belowChanged && !isFirstLoad && (newAbove != nil || hasStoredValue), true)
         }
         withExtendedLifetime(replaced) {}
