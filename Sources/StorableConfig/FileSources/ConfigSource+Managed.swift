@@ -48,4 +48,8 @@ extension ConfigSource {
     /// Whether the source is read for the names of its configs' settings only (a directory's files, the keys the
     /// managed app configuration may force), so that a config of another class makes it read again.
     var readsByName: Bool { format == .directory || format == .managedAppConfiguration }
+
+    /// Whether a setting is named by its key or by `<configName>.<property>`, and a name that two live settings
+    /// answer to is applied to neither: the managed app configuration and a provider's values.
+    var namesByClaims: Bool { format == .managedAppConfiguration || format == .provider }
 }

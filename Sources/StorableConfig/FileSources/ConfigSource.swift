@@ -41,6 +41,8 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         /// The managed app configuration an administrator pushes, in `UserDefaults`: see
         /// ``ConfigSource/managedAppConfiguration(_:)``.
         case managedAppConfiguration
+        /// Values that a ``ConfigProvider`` gives: see ``ConfigSource/provider(_:secret:)``.
+        case provider
     }
 
     /// How the source is read.
@@ -54,14 +56,17 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
     public let isSecret: Bool
     /// For the managed app configuration, the defaults it is read from (`nil`: `UserDefaults.standard`).
     let managedDefaults: ManagedDefaults?
+    /// For a provider's source, the provider.
+    let provider: ProviderReference?
 
     /// A source read as `format` from `path`.
     public init(format: Format, path: String, optional: Bool = false, secret: Bool = false) {
         self.format = format
-        self.path = format == .managedAppConfiguration ? path : Self.absolute(path)
+        self.path = format == .managedAppConfiguration || format == .provider ? path : Self.absolute(path)
         self.isOptional = optional
         self.isSecret = secret
         managedDefaults = nil
+        provider = nil
     }
 
     /// The managed app configuration of `defaults`.
@@ -71,6 +76,17 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         isOptional = true
         isSecret = false
         managedDefaults = defaults
+        provider = nil
+    }
+
+    /// The source of `provider`'s values.
+    init(provider: ProviderReference, secret: Bool) {
+        format = .provider
+        path = provider.provider.providerName
+        isOptional = true
+        isSecret = secret
+        managedDefaults = nil
+        self.provider = provider
     }
 
     /// A `.env` file: `SERVER_CONFIG_PORT=8080` lines, in Docker Compose's `env_file` syntax. A variable set in
@@ -108,6 +124,7 @@ public struct ConfigSource: Sendable, Hashable, CustomStringConvertible {
         case .directory: "directory \(path)"
         case .json: "JSON file \(path)"
         case .managedAppConfiguration: "managed app configuration"
+        case .provider: path
         }
     }
 

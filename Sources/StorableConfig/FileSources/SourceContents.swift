@@ -75,6 +75,7 @@ struct SourceContents: Sendable {
         if source.format == .managedAppConfiguration {
             return readManaged(from: source.managedDefaults?.defaults ?? .standard, names: names ?? [])
         }
+        if let provider = source.provider { return readProvider(provider.provider, keepingFrom: old) }
         var contents = readNow(source, names: names, attempt: 0)
         for attempt in 1..<attempts where contents.vanished {
             contents = readNow(source, names: names, attempt: attempt)
@@ -148,8 +149,8 @@ struct SourceContents: Sendable {
         case .json:
             guard let data = contents.readFile(source.path, source: source) else { return contents }
             contents.readJSON(data, source: source)
-        case .managedAppConfiguration:
-            break  // Read by `readManaged(from:names:)`, never from a file.
+        case .managedAppConfiguration, .provider:
+            break  // Read by `readManaged(from:names:)` and `readProvider(_:keepingFrom:)`, never from a file.
         }
         return contents
     }

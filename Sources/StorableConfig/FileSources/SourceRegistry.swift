@@ -97,7 +97,7 @@ final class SourceRegistry: Sendable {
     func subscribe(_ config: StorableConfig, to sources: [ConfigSource]) -> Snapshot {
         let sources = Array(Set(sources))
         let names = Set(config.schema.keys).union(config.layers?.variableNames ?? [])
-        let claims = sources.contains { $0.format == .managedAppConfiguration } ? Self.claims(of: config) : [:]
+        let claims = sources.contains(where: \.namesByClaims) ? Self.claims(of: config) : [:]
         // Subscribed to every source at once, before any is read: a source this config reads is never dropped.
         let (new, told) = state.withLock { state -> ([ConfigSource], [StorableConfig]) in
             var new: [ConfigSource] = []
@@ -108,7 +108,7 @@ final class SourceRegistry: Sendable {
                     new.append(source)
                 }
                 if source.readsByName { state.entries[source]!.names.formUnion(names) }
-                let claims = source.format == .managedAppConfiguration ? claims : [:]
+                let claims = source.namesByClaims ? claims : [:]
                 // A name that matched one setting matches two now: the configs that read it are told.
                 told += state.claim(claims, on: source, adding: true)
                 let subscriber = Subscriber(config: config, claims: claims)
@@ -148,6 +148,8 @@ final class SourceRegistry: Sendable {
             if source.format == .managedAppConfiguration {
                 let watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
                 stop = { watcher.stop() }
+            } else if let provider = source.provider {
+                stop = provider.provider.startWatching { [weak self] in self?.refresh(source) }
             } else {
                 let watcher = try FileWatcher(path: source.path, names: names) { [weak self] in self?.refresh(source) }
                 stop = { watcher.stop(waiting: false) }
@@ -195,7 +197,7 @@ final class SourceRegistry: Sendable {
             let chosen = state.entries.filter { sources.contains($0.key) }
             return Snapshot(
                 contents: chosen.mapValues(\.contents), generation: state.generation,
-                ambiguous: chosen.filter { $0.key.format == .managedAppConfiguration }.mapValues(\.ambiguous))
+                ambiguous: chosen.filter(\.key.namesByClaims).mapValues(\.ambiguous))
         }
     }
 
@@ -224,11 +226,11 @@ final class SourceRegistry: Sendable {
     private func refresh(
         _ source: ConfigSource, sparing: StorableConfig? = nil, tellingSubscribers: Bool = true
     ) -> [StorableConfig] {
-        // The managed app configuration is read without that lock: `UserDefaults` may post the notification that
-        // calls this from inside a call that a reading waits for. Its ticket keeps an older reading out.
+        // The managed app configuration and a provider are read without that lock: `UserDefaults` may post the
+        // notification that calls this from inside a call that a reading waits for, and a provider is the user's
+        // code. The ticket keeps an older reading out.
         let installed =
-            source.format == .managedAppConfiguration
-            ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
+            source.namesByClaims ? readAndInstall(source) : readings.withLock { readAndInstall(source) }
         guard let (contents, subscribers, untold) = installed else { return [] }
         // Reported outside the lock (the error handler is the user's code), so each only while the contents are
         // still those read: a newer reading of fixed files makes the rest of them old news. A reading of contents

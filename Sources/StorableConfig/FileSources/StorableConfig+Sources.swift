@@ -122,7 +122,7 @@ extension StorableConfig {
                 case .dotEnv: entry = contents.entries[variable]
                 case .directory: entry = contents.entries[key] ?? contents.entries[variable]
                 case .json: entry = contents.entries[key] ?? contents.documentEntries[configLayers.documentNames[index]]
-                case .managedAppConfiguration:
+                case .managedAppConfiguration, .provider:
                     entry = managedEntry(
                         in: contents, of: source, names: [key, "\(type.configName).\(name)"],
                         ambiguous: snapshot.ambiguous[source] ?? [:], problems: &problems)
@@ -140,7 +140,8 @@ extension StorableConfig {
                 let identity = "\(position) \(source.description)"
                 sourceOfLayer[identity] = source
                 return OverrideCandidate(
-                    source: source.format == .managedAppConfiguration ? .managed : .file, origin: entry.origin,
+                    source: source.format == .managedAppConfiguration
+                        ? .managed : source.format == .provider ? .provider : .file, origin: entry.origin,
                     value: entry.value, layer: identity, isSecret: source.isSecret)
             }
             let found = configLayers.ordered.enumerated().map { candidate($1, position: $0) }
@@ -183,7 +184,8 @@ extension StorableConfig {
         return changed
     }
 
-    /// The managed app configuration's entry for a setting named `names` (its key, then `<configName>.<property>`):
+    /// The managed app configuration's (or a provider's) entry for a setting named `names` (its key, then
+    /// `<configName>.<property>`):
     /// the first name it gives, unless that name matches another live setting too, when it is applied to neither
     /// and reported, naming the keys.
     private func managedEntry(
@@ -233,7 +235,7 @@ extension StorableConfig {
                 case .dotEnv: variables
                 case .directory: variables.union(keys)
                 case .json: keys
-                case .managedAppConfiguration: keys.union(managedNames)
+                case .managedAppConfiguration, .provider: keys.union(managedNames)
                 }
             var unknown = contents.listedNames.filter { !known.contains($0) }
             unknown += contents.documentEntries.keys.filter { !documentNames.contains($0) }

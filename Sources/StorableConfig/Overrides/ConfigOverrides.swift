@@ -107,12 +107,15 @@ public enum SettingLayer: String, Sendable, Hashable, CustomStringConvertible {
     /// the store (it overrides the stored value) or below it (nothing is stored, and it replaces the default).
     /// ``AnySetting/origin`` names the file.
     case file
+    /// A ``ConfigProvider`` you wrote gives it (see ``ConfigSource/provider(_:secret:)``), above the store or below
+    /// it. ``AnySetting/origin`` names the provider and the name it gave the value by.
+    case provider
     /// The store holds a value (even one of the wrong type, which reads as the default).
     case stored
     /// Nothing is stored: the declared default.
     case `default`
 
-    /// `managed`, `argument`, `environment`, `file`, `stored` or `default`.
+    /// `managed`, `argument`, `environment`, `file`, `provider`, `stored` or `default`.
     public var description: String { rawValue }
 }
 
