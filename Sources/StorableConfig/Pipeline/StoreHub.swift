@@ -16,10 +16,11 @@
 /// No lock of the hub is held while it calls the store, so a store, a `UserDefaults` notification handler or
 /// a key-value observer that writes, reads or reloads settings from inside a write works (see "Locks" in
 /// Docs/Design.md). Without a lock around the store call, the hub cannot know in which order the store applied
-/// two writes that overlapped; so a write that overlapped another store call (or an outside change) is
-/// followed by a fresh read of its keys from the store by every config, numbered after both: whichever write
-/// the store applied last, every config ends up reading it. A write that overlapped nothing, the usual case,
-/// hands its value to the other configs directly.
+/// two writes that overlapped; so a write that overlapped another store call (or an outside change) is not
+/// handed on, but followed by a fresh read of its keys from the store by every config, numbered after both:
+/// whichever write the store applied last, every config ends up reading it, and no config hears a value after
+/// one the store applied later. A write that overlapped nothing, the usual case, hands its value to the other
+/// configs directly.
 final class StoreHub: @unchecked Sendable {
     /// The version counter, the store calls under way and the configs to tell; held only to number a write
     /// or an outside change and to list the receivers, never across a store call or while anyone is told.
@@ -172,9 +173,10 @@ final class StoreHub: @unchecked Sendable {
                 return version
             }
         }
-        // Every config takes every value of the write before any observer is told.
+        // Every config takes every value of the write before any observer is told; a write that overlapped
+        // another is not handed on (see `writeOne`), and every config reads the keys from the store below.
         var telling: [() -> Void] = []
-        for target in targets {
+        for target in certain ? targets : [] {
             for (change, key) in zip(changes, call.storeKeys) where !change.isEarlierKey || !isAliased(key) {
                 if let tell = target.receive(
                     key: key, stored: change.stored, typedValue: change.typedValue, version: version)
@@ -237,7 +239,10 @@ final class StoreHub: @unchecked Sendable {
                 return (version, true)
             }
         }
-        if !targets.isEmpty {
+        // A write that overlapped another is not handed on: the store may have applied the other one after it,
+        // and a config told this value after the other's would hear it out of order (and hear the other again at
+        // the read below). Every config reads what the store holds instead.
+        if certain, !targets.isEmpty {
             let typed: any Sendable = typedValue
             for target in targets {
                 target.receive(key: storeKey, stored: stored, typedValue: typed, version: version)?()
