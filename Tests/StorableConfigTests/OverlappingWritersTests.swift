@@ -49,7 +49,8 @@ import Testing
             }
             let stored = try? store.value(forKey: writers[0].$x.key)
             for config in writers + listeners where StoredValue.int(Int64(config.x)) != stored {
-                stale.append("round \(round): a config reads \(config.x), the store holds \(String(describing: stored))")
+                stale.append(
+                    "round \(round): a config reads \(config.x), the store holds \(String(describing: stored))")
             }
             withExtendedLifetime(tokens) {}
         }
