@@ -116,6 +116,43 @@ import Testing
         }
     }
 
+    /// Values from outside: numbers past every integer type, nesting past what a store holds, names in odd Unicode.
+    @Test func hostileValuesAreReportedByNameAndTheOthersAreRead() {
+        var deep = StoredValue.dictionary(["width": .int(1)])
+        for _ in 0..<1_000 { deep = .dictionary(["width": deep]) }
+        let flags = FixedProvider([
+            "FlagConfig.limit": .uint(UInt64.max), "FlagConfig.window": deep,
+            "FlagConfig.name": .string("e\u{301}\u{202E}\u{0}🇺🇦"), "FlagConfig.darkMode": .number("1e400"),
+            "FlagConfig.\u{202E}limit": .int(3),
+        ])
+        let settings = IsolatedSettings(sources: ConfigSources(aboveStore: [.provider(flags)]))
+        IsolatedSettings.run(settings) { settings in
+            let config = FlagConfig()
+            #expect(config.limit == 10 && config.$limit.layer == .default)
+            #expect(config.window == FlagWindow(width: 1, height: 1))
+            #expect(config.name == "e\u{301}\u{202E}\u{0}🇺🇦" && config.$name.layer == .provider)
+            #expect(!config.darkMode)
+            #expect(settings.reports(mentioning: "providers.FlagConfig.limit").count == 1)
+            #expect(settings.reports(mentioning: "FlagConfig.window nests more than 128").count == 1)
+            #expect(settings.reports(mentioning: "providers.FlagConfig.darkMode").count == 1)
+            let error = #expect(throws: InvalidOverrides.self) { try StorableConfig.checkOverrides(of: [config]) }
+            #expect(error?.problems.contains { $0.description.contains("FlagConfig.\u{202E}limit") } == true)
+        }
+    }
+
+    /// A provider that announces a change from inside `startWatching`, and from an observer of its own values.
+    @Test func aProviderMayAnnounceAChangeFromInsideStartWatchingOrAnObserver() {
+        let flags = EagerProvider()
+        IsolatedSettings.run(IsolatedSettings(sources: ConfigSources(aboveStore: [.provider(flags)]))) { _ in
+            let config = FlagConfig()
+            #expect(config.limit == 2, "read, then read again at the change announced inside startWatching")
+            let token = config.$limit.observe { value in if value < 5 { flags.bump() } }
+            flags.bump()
+            #expect(config.limit == 5)
+            withExtendedLifetime(token) {}
+        }
+    }
+
     @Test func aNameThatTwoLiveSettingsAnswerToIsAppliedToNeither() {
         let flags = FixedProvider(["FlagConfig.limit": .int(3)])
         IsolatedSettings.run(IsolatedSettings(sources: ConfigSources(aboveStore: [.provider(flags)]))) {
@@ -233,6 +270,30 @@ final class FixedProvider: ConfigProvider {
         }
         state.withLock { $0.listeners[number] = onChange }
         return { [state] in _ = state.withLock { $0.listeners.removeValue(forKey: number) } }
+    }
+}
+
+/// A provider whose value counts up at each `bump()`, and which announces a change as soon as it is watched.
+final class EagerProvider: ConfigProvider {
+    let providerName = "eager flags"
+    private let state = Locked((limit: 1, listener: (@Sendable () -> Void)?.none))
+
+    func bump() {
+        let listener = state.withLock { state in
+            state.limit += 1
+            return state.listener
+        }
+        listener?()
+    }
+
+    func currentValues() throws -> [String: StoredValue] {
+        ["FlagConfig.limit": .int(Int64(state.withLock { $0.limit }))]
+    }
+
+    func startWatching(_ onChange: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        state.withLock { $0.listener = onChange }
+        bump()
+        return { [state] in state.withLock { $0.listener = nil } }
     }
 }
 

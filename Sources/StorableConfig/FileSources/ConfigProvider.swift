@@ -34,8 +34,9 @@ public protocol ConfigProvider: AnyObject, Sendable {
 
     /// Starts calling `onChange` whenever the values may have changed, from any thread, and returns what stops
     /// that; called when the first config reads the provider, stopped when the last one is gone. When `onChange`
-    /// returns, the configs that read the provider read what ``currentValues()`` then gives. The default calls
-    /// nothing: the values are read again only at ``StorableConfig/reloadSources()``.
+    /// returns, the configs that read the provider read what ``currentValues()`` then gives. It may be called
+    /// from inside `startWatching` and from an observer of a setting; never from inside ``currentValues()``, which
+    /// it calls. The default calls nothing: the values are read again only at ``StorableConfig/reloadSources()``.
     func startWatching(_ onChange: @escaping @Sendable () -> Void) -> @Sendable () -> Void
 }
 
@@ -88,6 +89,15 @@ extension SourceContents {
         var contents = SourceContents()
         contents.exists = true
         for (name, value) in values {
+            // A value no store could hold (see `StoredValue.maximumDepth`) is not read: nothing recurses into it.
+            guard !value.nests(deeperThan: StoredValue.maximumDepth) else {
+                contents.problems.append(
+                    .sourceUnusable(
+                        where: provider.providerName,
+                        reason: "its value \(name) nests more than \(StoredValue.maximumDepth) arrays and "
+                            + "dictionaries; it is not read"))
+                continue
+            }
             let origin = "\(provider.providerName) key \(name)"
             contents.entries[name] = Entry(value: .stored(value), origin: origin, file: name)
             contents.fingerprint[name] = Data("\(value.kindDescription)\n\(value.jsonText())".utf8)
