@@ -144,9 +144,16 @@ struct ManagedConfigurationTests {
     @Test func aChangeIsReadOnTheThreadThatMadeItWhileAnotherThreadReloadsTheSources() throws {
         try Self.withDefaults { defaults in
             let stop = Locked(false)
-            let reloading = Thread { while !stop.withLock({ $0 }) { StorableConfig.reloadSources() } }
+            let stopped = DispatchSemaphore(value: 0)
+            let reloading = Thread {
+                while !stop.withLock({ $0 }) { StorableConfig.reloadSources() }
+                stopped.signal()
+            }
             reloading.start()
-            defer { stop.withLock { $0 = true } }
+            defer {
+                stop.withLock { $0 = true }
+                stopped.wait()
+            }
             var stale: [String] = []
             for round in 0..<200 {
                 defaults.removeObject(forKey: ManagedDefaults.key)

@@ -82,7 +82,10 @@ extension Setting: SettingBox {
             hasLayers
             ? extras.map { extras in locked { (extras.appliedLayer != .none, hasStoredValue) } } ?? (false, false)
             : (false, false)
-        let quietly = hasLayers && (overridden != nil || (!isFirstLoad && holdsLayerValue && wasStored))
+        // A layer above gives the value: a stored value that cannot be read is not kept in its place, the layer's
+        // value is applied.
+        let aboveGives = hasLayers && overridden != nil
+        let quietly = aboveGives || (hasLayers && !isFirstLoad && holdsLayerValue && wasStored)
         guard let stored else {
             return apply(defaultValue, isSet: false, version: version, stored: nil, fromStore: false, telling: false)
         }
@@ -108,7 +111,7 @@ extension Setting: SettingBox {
                 }
             }
             if let check = rules?.check, let reason = check(value) {
-                if isFirstLoad || holdsLayerValue {
+                if isFirstLoad || holdsLayerValue || aboveGives {
                     if !quietly {
                         StorableConfig.report(
                             .invalidValue(
@@ -153,7 +156,7 @@ extension Setting: SettingBox {
             } else {
                 report(foundText: nil)
             }
-            if isFirstLoad || holdsLayerValue {
+            if isFirstLoad || holdsLayerValue || aboveGives {
                 return apply(
                     defaultValue, isSet: true, version: version, stored: nil, fromStore: false, telling: false)
             }

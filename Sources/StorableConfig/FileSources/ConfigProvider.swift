@@ -16,7 +16,12 @@ import Foundation
 /// some fields of a struct takes the others from the layers below; `layer` is ``SettingLayer/provider`` and `origin`
 /// names the provider. See "Writing a provider" in Docs/WritingAStore.md.
 ///
-/// It is compared by identity: two sources made from one object are one source.
+/// It is compared by identity: two sources made from one object (with the same `secret`) are one source.
+///
+/// When the provider calls `onChange`, the library calls ``currentValues()`` on that thread before `onChange`
+/// returns, holding none of its own locks around either: call `onChange` without holding a lock of the provider's
+/// that `currentValues()` takes. The closure that `startWatching(_:)` returns may run on any thread, from inside
+/// `onChange` too (the last config released there): it must not wait for `onChange` to return.
 public protocol ConfigProvider: AnyObject, Sendable {
     /// How reports and ``AnySetting/origin`` name the provider: `feature flags (flags.example.com)`.
     var providerName: String { get }

@@ -75,7 +75,17 @@ struct SourceContents: Sendable {
         if source.format == .managedAppConfiguration {
             return readManaged(from: source.managedDefaults?.defaults ?? .standard, names: names ?? [])
         }
-        if let provider = source.provider { return readProvider(provider.provider, keepingFrom: old) }
+        if source.format == .provider {
+            guard let provider = source.provider else {
+                var contents = SourceContents()
+                contents.problems.append(
+                    .sourceUnusable(
+                        where: source.description,
+                        reason: "it names no provider: make a provider's source with ConfigSource.provider(_:secret:)"))
+                return contents
+            }
+            return readProvider(provider.provider, keepingFrom: old)
+        }
         var contents = readNow(source, names: names, attempt: 0)
         for attempt in 1..<attempts where contents.vanished {
             contents = readNow(source, names: names, attempt: attempt)

@@ -148,7 +148,8 @@ final class SourceRegistry: Sendable {
             if source.format == .managedAppConfiguration {
                 let watcher = DefaultsWatcher(source.managedDefaults) { [weak self] in self?.refresh(source) }
                 stop = { watcher.stop() }
-            } else if let provider = source.provider {
+            } else if source.format == .provider {
+                guard let provider = source.provider else { return }  // Reported by its reading.
                 stop = provider.provider.startWatching { [weak self] in self?.refresh(source) }
             } else {
                 let watcher = try FileWatcher(path: source.path, names: names) { [weak self] in self?.refresh(source) }
@@ -287,6 +288,10 @@ final class SourceRegistry: Sendable {
                     }
                     entry.reported = entry.reported.filter { reported in !paths.contains { reported.contains($0) } }
                 }
+                // A problem gone from these contents may be reported again when it comes back (a provider that
+                // fails, answers, and fails again the same way).
+                entry.reported.subtract(
+                    Set(old.problems.map(\.description)).subtracting(contents.problems.map(\.description)))
                 state.generation += 1
                 entry.contentsTicket = ticket
             }

@@ -251,10 +251,14 @@ extension Setting {
         let newAbove = resolve(above)
         let newBelow = below.map(resolve)
         var releasedLastGood: [String: SettingOverride<Value>] = [:]
+        var unappliedNewer = false
         let (replaced, hidden, taken) = locked {
             () -> ((SettingOverride<Value>?, SettingOverride<Value>?), Bool, Bool) in
             let old = (extras.overridden, extras.fallback)
-            guard generation >= extras.layerGeneration else { return (old, false, false) }
+            guard generation >= extras.layerGeneration else {
+                unappliedNewer = extras.layersUnapplied
+                return (old, false, false)
+            }
             extras.layerGeneration = generation
             let aboveChanged = !SettingOverride.areSame(newAbove, old.0)
             var belowChanged = false
@@ -274,8 +278,13 @@ extension Setting {
         }
         withExtendedLifetime(replaced) {}
         withExtendedLifetime(releasedLastGood) {}
-        // Layers of an older generation than those the setting holds were not taken: nothing to report.
-        guard taken else { return LayerOutcome() }
+        // Layers of an older generation than those the setting holds were not taken: nothing to report, but newer
+        // ones that another thread took and has not applied yet are applied by this one too.
+        guard taken else {
+            var outcome = LayerOutcome()
+            outcome.changed = unappliedNewer
+            return outcome
+        }
         if hidden, let below = newBelow ?? nil { outcome.hidden = (below.candidate.layer, below.candidate.origin) }
         return outcome
     }
