@@ -14,6 +14,8 @@ protocol SettingBox: AnySetting {
     /// ``ValueEvolution/carrying(_:into:known:)`` to keep the others when `new` is written over `old`; `nil` when
     /// nothing is to be kept. Runs the value type's own decoding: call it without holding a lock.
     func knownMembers(of old: StoredValue, writing new: StoredValue) -> Set<[String]>?
+    /// Whether the setting is a record collection, whose moves from an earlier key keep the records of both keys.
+    var isRecordCollection: Bool { get }
     /// Returns why the declared default cannot be stored and read back, or `nil` if it can.
     func declarationProblem() -> String?
     /// Reads the default (or a file source's value below the store) while a write that removes the stored value
@@ -42,4 +44,8 @@ protocol SettingBox: AnySetting {
     /// Returns what is left to tell the observers: call it once every setting of the change has taken its value.
     @discardableResult
     func load(_ stored: StoredValue?, typedValue: (any Sendable)?, version: UInt64, isFirstLoad: Bool) -> (() -> Void)?
+}
+
+extension SettingBox {
+    var isRecordCollection: Bool { false }
 }

@@ -63,9 +63,9 @@ open class StorableConfig: CustomStringConvertible, CustomDebugStringConvertible
         let aliasesAdded = context.hub.addAliases(of: schema)
         context.hub.reportAliases(of: schema)
         keepSecretsApart()
-        moveValuesFromEarlierKeys()
+        let movesLater = moveValuesFromEarlierKeys()
         if aliasesAdded { context.hub.storageChanged(keys: Set(schema.keys.map(context.hub.storeKey))) }
-        runMigrations()
+        if !movesLater { runMigrations() }
         applyLayers()
         let version = context.hub.attach(self, context: context)
         loadSettings(version: version, isFirstLoad: true)

@@ -10,6 +10,9 @@ struct PendingMoves {
         let earlierValue: StoredValue
         /// The current key's value then (`nil`: none).
         let currentValue: StoredValue?
+        /// Whether the value is a record collection, read while it waits as the current key's records and the
+        /// earlier key's together, as the move will write them.
+        var mergesRecords = false
 
         /// Whether the value at the earlier key is still the one to read for the current key: unless the current
         /// key changed since the move was planned while the earlier one did not (then the current key was written
@@ -94,7 +97,11 @@ extension StoreHub {
         for key in moving {
             guard let entry = waiting[key] else { continue }
             let value = earlier[entry.earlierKey]
-            if entry.earlierWins(current: found[key], earlier: value) { values[key] = value }
+            if entry.mergesRecords, case .dictionary(let moved)? = value, case .dictionary(let records)? = found[key] {
+                values[key] = .dictionary(records.merging(moved) { _, moved in moved })
+            } else if entry.earlierWins(current: found[key], earlier: value) {
+                values[key] = value
+            }
         }
         return values
     }

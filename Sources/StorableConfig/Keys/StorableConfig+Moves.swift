@@ -8,11 +8,52 @@ extension StorableConfig {
     /// that the store cannot read (a value in etcd that is not JSON text), and the other settings' values are
     /// moved all the same. A move that the store fails to write waits: the settings read the earlier key's
     /// value until it is written (``PendingMoves``).
-    func moveValuesFromEarlierKeys() {
+    ///
+    /// A move of a record collection that comes during another thread's record change runs on that thread right
+    /// after it, with the migrations, which must follow it (``StoreHub/movingRecords(in:_:)``); until then every
+    /// config reads the collection as the move will write it (``PendingMoves``).
+    /// - Returns: Whether the move, and so the migrations, run later.
+    func moveValuesFromEarlierKeys() -> Bool {
         // Decided once per class, in the schema: most classes have no earlier keys at all.
-        guard schema.hasEarlierKeys else { return }
+        guard schema.hasEarlierKeys else { return false }
         let indices = schema.earlierKeys.indices.filter { !schema.earlierKeys[$0].isEmpty }
-        guard !indices.isEmpty else { return }
+        guard !indices.isEmpty else { return false }
+        guard indices.contains(where: { settings[$0].isRecordCollection }) else {
+            moveValues(of: indices)
+            return false
+        }
+        let hub = context.hub
+        let config = Unchecked(self)
+        return hub.movingRecords(in: store, queueing: { showWhileQueued(indices) }) { later in
+            config.value.moveValues(of: indices)
+            guard later else { return }
+            config.value.runMigrations()
+            // This config was not told the move's values: it would have read them after its own move.
+            hub.storageChanged(keys: Set(config.value.schema.keys.map(hub.storeKey)))
+        }
+    }
+
+    /// Has every config read the record collections at `indices` as their move will write them, while it waits for
+    /// a record change under way.
+    private func showWhileQueued(_ indices: [Int]) {
+        let targets = schema.keys.map(context.hub.storeKey)
+        let records = indices.filter { settings[$0].isRecordCollection }
+        guard let values = try? store.values(forKeys: records.flatMap { [targets[$0]] + schema.earlierKeys[$0] })
+        else { return }
+        var entries: [String: PendingMoves.Entry] = [:]
+        for index in records {
+            guard let earlierKey = schema.earlierKeys[index].first(where: { values[$0] != nil }),
+                let earlierValue = values[earlierKey]
+            else { continue }
+            entries[targets[index]] = PendingMoves.Entry(
+                earlierKey: earlierKey, earlierValue: earlierValue, currentValue: values[targets[index]],
+                mergesRecords: true)
+        }
+        context.hub.recordWaitingMoves(entries, of: self)
+    }
+
+    /// ``moveValuesFromEarlierKeys()`` of the settings at `indices`.
+    private func moveValues(of indices: [Int]) {
         // Where each setting's value goes: its current key, or, if a later class moved that key on this storage,
         // where that class reads it (see StoreHub's aliases).
         let targets = schema.keys.map(context.hub.storeKey)
@@ -50,6 +91,19 @@ extension StorableConfig {
         let waiting = context.hub.waitingMoves
         let targets = schema.keys.map(context.hub.storeKey)
         let indices = targets.indices.filter { waiting[targets[$0]] != nil && !schema.earlierKeys[$0].isEmpty }
+        guard !indices.isEmpty else { return }
+        guard indices.contains(where: { settings[$0].isRecordCollection }) else {
+            return retryMoves(of: indices, waiting: waiting, to: targets)
+        }
+        // One at a time with record changes, as a first move (a record change under way runs it after itself).
+        let config = Unchecked(self)
+        context.hub.movingRecords(in: store) { _ in
+            let waiting = config.value.context.hub.waitingMoves
+            config.value.retryMoves(of: indices.filter { waiting[targets[$0]] != nil }, waiting: waiting, to: targets)
+        }
+    }
+
+    private func retryMoves(of indices: [Int], waiting: [String: PendingMoves.Entry], to targets: [String]) {
         guard !indices.isEmpty else { return }
         do {
             let reports = try moveValues(of: indices, to: targets, skipping: [], oldFiles: [], waiting: waiting)
@@ -99,6 +153,12 @@ extension StorableConfig {
                     }) == true
                 {
                     for key in readableEarlierKeys { changes[key] = .some(nil) }
+                    if let merged = movedValue(
+                        readableEarlierKeys.compactMap { snapshot.values[$0] }, over: snapshot.values[target],
+                        currentIsNewer: true, index: index)
+                    {
+                        changes[target] = merged
+                    }
                     continue
                 }
                 // Every move removes the earlier keys' values in the same write, so a value at an earlier key of
@@ -110,11 +170,17 @@ extension StorableConfig {
                     let found = firstReadable(
                         index, in: snapshot.values, oldFiles: currentHolds ? [] : oldFiles, reports: &reports)
                 else { continue }
-                changes[target] = found.value
+                let others = readableEarlierKeys.filter { $0 != found.key }.compactMap { snapshot.values[$0] }
+                if let value = movedValue(
+                    [found.value] + others, over: snapshot.values[target], currentIsNewer: false, index: index)
+                {
+                    changes[target] = value
+                }
                 if !currentHolds { moved.append((index, found.value)) }
                 if found.inStore {
                     planned[target] = PendingMoves.Entry(
-                        earlierKey: found.key, earlierValue: found.value, currentValue: snapshot.values[target])
+                        earlierKey: found.key, earlierValue: found.value, currentValue: snapshot.values[target],
+                        mergesRecords: settings[index].isRecordCollection)
                 }
                 for key in readableEarlierKeys { changes[key] = .some(nil) }
             }
@@ -135,6 +201,26 @@ extension StorableConfig {
                         + "where they are"))
         }
         return reports
+    }
+
+    /// What a move leaves at the current key of the setting at `index`, which holds `current` (`nil`: leave it),
+    /// from the values of its earlier keys, the first found first: that one replaces a plain value unless
+    /// `currentIsNewer`. A record collection keeps the records of all: those at an earlier key were written by
+    /// code that still used it, those at the current key by code that already used the new one (a config of the
+    /// old class created after the alias, or of the new class while the move was under way). Where several hold
+    /// an id, the newer side's record is kept, and among earlier keys the first's.
+    private func movedValue(
+        _ moved: [StoredValue], over current: StoredValue?, currentIsNewer: Bool, index: Int
+    ) -> StoredValue? {
+        guard settings[index].isRecordCollection, case .dictionary(let records)? = current else {
+            return currentIsNewer ? nil : moved.first
+        }
+        var merged: [String: StoredValue] = [:]
+        for case .dictionary(let movedRecords) in moved.reversed() {
+            merged.merge(movedRecords) { _, earlierListed in earlierListed }
+        }
+        merged.merge(records) { moved, current in currentIsNewer ? current : moved }
+        return merged == records ? nil : .dictionary(merged)
     }
 
     /// The value of the first earlier key of the setting at `index` that holds one of its type, with that key and
@@ -190,4 +276,11 @@ extension StorableConfig {
             }
         }
     }
+}
+
+/// A value handed to another thread that the compiler cannot prove safe to share: a config, whose state is behind
+/// its own locks.
+private struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

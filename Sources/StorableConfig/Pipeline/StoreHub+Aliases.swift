@@ -119,7 +119,8 @@ extension StoreHub {
     /// current key's value, whether or not the earlier key still holds what it wrote (it is removed from there only
     /// if it does): it was worked out from the earlier key's value, which the move took before or after it landed.
     /// Its operations are by id or by value, so running them again where the move took their result changes
-    /// nothing. A record change's carry-over is a record change too (`oneAtATime`).
+    /// nothing. A record change's carry-over is a record change too (`oneAtATime`), and keeps the records of the
+    /// earlier key's value that the current key lacks: it is the collection as the change read it there.
     /// - Returns: The version of the carrying update, the values it left at the current keys of the changes it
     ///   carried, by the keys the writer gave, and whether the store failed it; `nil` if it carried none.
     /// - Throws: What `transform` throws.
@@ -152,6 +153,13 @@ extension StoreHub {
                     guard stillThere || transform != nil else { continue }
                     carried.append(change)
                     mine[change.key] = transform == nil ? change.stored : values[change.current]
+                    // A record change left at the earlier key the whole collection it read there, which may hold
+                    // records that no move has taken yet: the current key keeps those it lacks.
+                    if oneAtATime, stillThere, case .dictionary(let earlier)? = change.stored,
+                        case .dictionary(let records) = mine[change.key] ?? .dictionary([:])
+                    {
+                        mine[change.key] = .dictionary(records.merging(earlier) { current, _ in current })
+                    }
                 }
                 try transform?(&mine)
                 for change in carried { values[change.current] = mine[change.key] }

@@ -117,21 +117,74 @@ extension StoreHub {
     /// at once would each write back the dictionary they read, and the first written would be lost.
     ///
     /// The one exception to "no lock of the library is held while it calls a store": the `turn` lock is held
-    /// across the store call of a record change, and taken by nothing else (not by plain writes, moves,
-    /// migrations or imports, so not by creating a config). A record change that code inside the call starts on
+    /// across the store call of a record change, and of a move of a record collection (``movingRecords(in:_:)``),
+    /// and taken by nothing else (not by plain writes, other moves, migrations or imports); creating a config never
+    /// waits for it. A record change that code inside the call starts on
     /// the same thread (a `didChangeNotification` handler) goes ahead inside it; one that such code waits for on
     /// another thread would wait forever (Docs/Design.md, "Locks").
     private func oneAtATime<Result>(_ store: (any ConfigStore)?, _ body: () throws -> Result) rethrows -> Result {
         guard store?.updateAtomicity == .withinProcess else { return try body() }
         let thread = pthread_self()
-        if feed.withLock({ $0.turnHolder.map { pthread_equal($0, thread) != 0 } ?? false }) { return try body() }
+        if holdsTurn(thread) { return try body() }
         turn.lock()
         feed.withLock { $0.turnHolder = thread }
-        defer {
+        defer { passTurn() }
+        return try body()
+    }
+
+    /// Runs `move`, a move of a record collection, one at a time with record changes (``oneAtATime(_:_:)``) but
+    /// without waiting for one: a record change under way on another thread would otherwise write back, after the
+    /// move, the collection it read before it. If another thread holds the turn, that thread runs `move` right
+    /// after its record change, before it lets the turn go, and this returns at once: creating a config never waits
+    /// for another thread's record change.
+    /// `move` is told whether it runs later (perhaps on another thread, after this returns); `queueing` runs just
+    /// before it is queued.
+    /// - Returns: Whether `move` runs later.
+    @discardableResult
+    func movingRecords(
+        in store: any ConfigStore, queueing: () -> Void = {}, _ move: @escaping @Sendable (_ later: Bool) -> Void
+    ) -> Bool {
+        guard store.updateAtomicity == .withinProcess else {
+            move(false)
+            return false
+        }
+        let thread = pthread_self()
+        if holdsTurn(thread) {
+            move(false)
+            return false
+        }
+        if turn.tryLock() {
+            feed.withLock { $0.turnHolder = thread }
+            move(false)
+            passTurn()
+            return false
+        }
+        queueing()
+        feed.withLock { $0.movesAfterTurn.append { move(true) } }
+        // The holder may have let the turn go before the move was queued; then this thread runs it.
+        if turn.tryLock() {
+            feed.withLock { $0.turnHolder = thread }
+            passTurn()
+        }
+        return true
+    }
+
+    private func holdsTurn(_ thread: pthread_t) -> Bool {
+        feed.withLock { $0.turnHolder.map { pthread_equal($0, thread) != 0 } ?? false }
+    }
+
+    /// Runs the moves queued while this thread held the turn, then lets it go; a move queued after the last look
+    /// is run by this thread if no other took the turn meanwhile (that one runs it otherwise).
+    private func passTurn() {
+        while true {
+            while let move = feed.withLock({ $0.movesAfterTurn.isEmpty ? nil : $0.movesAfterTurn.removeFirst() }) {
+                move()
+            }
             feed.withLock { $0.turnHolder = nil }
             turn.unlock()
+            guard feed.withLock({ !$0.movesAfterTurn.isEmpty }), turn.tryLock() else { return }
+            feed.withLock { $0.turnHolder = pthread_self() }
         }
-        return try body()
     }
 
     /// Replaces the value of `key` by `transform` of its value in `store`: ``update(keys:_:in:from:)`` for one

@@ -49,6 +49,9 @@ final class StoreHub: @unchecked Sendable {
         var reportedFailures: [String: String] = [:]
         /// The thread whose record change holds `turn`, if any.
         var turnHolder: pthread_t?
+        /// Moves of record collections that came while another thread held `turn`: it runs them before it lets
+        /// the turn go (``movingRecords(in:_:)``).
+        var movesAfterTurn: [@Sendable () -> Void] = []
     }
 
     /// Every hub whose storage may still be alive. A hub holds its storage's identity weakly, so a dead storage's

@@ -43,6 +43,8 @@ extension RecordCollection: SettingBox {
         return known
     }
 
+    var isRecordCollection: Bool { true }
+
     func showPendingReset() -> UInt64 { 0 }
 
     func endShowing(_ number: UInt64) {}

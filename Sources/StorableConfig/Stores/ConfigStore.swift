@@ -73,8 +73,9 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// `transform` receives the keys that hold a value; it may change, add or remove entries for `keys`
     /// (entries for other keys are ignored). If it throws, nothing is changed. When ``updateAtomicity`` is
     /// ``ConfigStoreAtomicity/withinProcess``, the framework makes the record changes of one storage in this process
-    /// one at a time (one that code inside a call starts on the same thread goes ahead), and nothing else: a write
-    /// between the read and the write of the default implementation is overwritten.
+    /// one at a time, with the moves of record collections from a renamed class's keys (one that code inside a call
+    /// starts on the same thread goes ahead), and nothing else: a write between the read and the write of the default
+    /// implementation is overwritten.
     /// The default implementation reads with ``values(forKeys:)`` and writes with
     /// ``setValues(_:removingValuesForKeys:)``.
     /// - Returns: The values of `keys` after the write.

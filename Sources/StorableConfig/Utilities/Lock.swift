@@ -45,6 +45,17 @@ public struct Lock: Sendable {
         base.unlock()
     }
 
+    /// Takes the lock if no thread holds it, without waiting; returns whether it did. Release it with
+    /// ``unlock()``.
+    @available(*, noasync, message: "use withLock(_:), which cannot hold the lock across a suspension")
+    public func tryLock() -> Bool {
+        #if canImport(os)
+            base.lockIfAvailable()
+        #else
+            base.try()
+        #endif
+    }
+
     /// Runs `body` with the lock held. `body` must not allocate, take another lock or run code the user
     /// wrote when the lock is a setting's; see Docs/Design.md.
     public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
