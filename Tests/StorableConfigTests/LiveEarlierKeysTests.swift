@@ -174,6 +174,23 @@ struct LiveEarlierKeysTests {
         #expect(store.inner.value(forKey: "live.LivePrefs.volume") == nil)
     }
 
+    /// The same for record changes: an update and a delete through the alias, after the new class added it and
+    /// before its move reads the old key, take the old key's records along, so the move brings back neither the old
+    /// record nor the deleted one. (Failed before 2026-12-04: the move's old-key records won by id.)
+    @Test func aRecordChangeThroughTheAliasBeforeTheMoveReadsIsNotUndoneByTheMove() throws {
+        let store = HookedStore()
+        let old = LiveLedger(store: store)
+        old.expenses.upsert(contentsOf: [Expense(id: 1, label: "rent"), Expense(id: 2, label: "food")])
+        store.once("read live.LiveLedger.expenses") {
+            old.expenses.upsert(Expense(id: 1, label: "rent, raised"))
+            old.expenses.delete(id: 2)
+        }
+        let new = LiveAccounts(store: store)
+        #expect(new.expenses.all == [Expense(id: 1, label: "rent, raised")])
+        #expect(old.expenses.all == [Expense(id: 1, label: "rent, raised")])
+        #expect(store.inner.value(forKey: "live.LiveLedger.expenses") == nil)
+    }
+
     /// A write of the old config that reaches the store only after the new class added the alias and moved the
     /// values is carried to the new key, and taken away from the old one: a config of the new class created later
     /// does not take it for a newer value than what was written since. (Failed before 2026-11-29: the later config

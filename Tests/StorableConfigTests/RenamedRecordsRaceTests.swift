@@ -10,6 +10,20 @@ final class LiveBooks: StorableConfig, @unchecked Sendable {
     @Records var expenses: RecordCollection<Expense>
 }
 
+/// An old class with a plain setting and a record collection, and its new name.
+final class LiveMixedLedger: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    @Setting var owner = ""
+    @Records var expenses: RecordCollection<Expense>
+}
+
+final class LiveMixedAccounts: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "live" }
+    override class var previousConfigNames: [String] { ["LiveMixedLedger"] }
+    @Setting var owner = ""
+    @Records var expenses: RecordCollection<Expense>
+}
+
 /// The shared-core issue's first probe finding: records written by the old and the renamed class, both alive,
 /// while the first config of the new class moves the collection, are all kept.
 @Suite(.serialized)
@@ -69,21 +83,54 @@ struct RenamedRecordsRaceTests {
         #expect(lost.isEmpty, "\(lost.count) of \(rounds) rounds lost records: \(lost)")
     }
 
-    /// Records at two earlier keys, and at the current key, are all moved: none replaces another.
-    @Test(arguments: StoreKind.allCases)
-    func recordsAtEveryEarlierKeyAreMovedTogether(kind: StoreKind) throws {
+    /// Records at two earlier keys, with or without records at the current key, are all moved: none replaces
+    /// another.
+    @Test(arguments: StoreKind.allCases, [false, true])
+    func recordsAtEveryEarlierKeyAreMovedTogether(kind: StoreKind, currentHoldsRecords: Bool) throws {
         let fixture = StoreFixture(kind)
         let store = fixture.open()
-        try store.setValues(
-            [
-                "live.LiveLedger.expenses": .dictionary(["1": .dictionary(["id": .int(1), "label": .string("a")])]),
-                "live.LiveAccounts.expenses": .dictionary(["2": .dictionary(["id": .int(2), "label": .string("b")])]),
-                "live.LiveBooks.expenses": .dictionary(["3": .dictionary(["id": .int(3), "label": .string("c")])]),
-            ], removingValuesForKeys: [])
+        func records(_ id: Int) -> StoredValue {
+            .dictionary(["\(id)": .dictionary(["id": .int(Int64(id)), "label": .string("\(id)")])])
+        }
+        var values = ["live.LiveLedger.expenses": records(1), "live.LiveAccounts.expenses": records(2)]
+        if currentHoldsRecords { values["live.LiveBooks.expenses"] = records(3) }
+        try store.setValues(values, removingValuesForKeys: [])
         let books = LiveBooks(store: store)
-        #expect(books.expenses.all.map(\.id) == [1, 2, 3])
+        #expect(books.expenses.all.map(\.id) == (currentHoldsRecords ? [1, 2, 3] : [1, 2]))
         #expect(try store.value(forKey: "live.LiveLedger.expenses") == nil)
         #expect(try store.value(forKey: "live.LiveAccounts.expenses") == nil)
+    }
+
+    /// The first config of a renamed class with a record collection, created during another thread's record change
+    /// on a store whose `updateValues` reads, then writes: its plain settings are moved at once, and its collection
+    /// reads the old records until the record change's thread moves them; after it, writes of the storage are
+    /// handed on again without a read of the store (nothing is left waiting).
+    @Test func aConfigWhoseCollectionMoveWaitsReadsItsMovedValuesAtOnce() throws {
+        let store = LiveEarlierKeysTests.ReadThenWriteStore()
+        let old = LiveMixedLedger(store: store)
+        old.owner = "kim"
+        old.expenses.upsert(Expense(id: 1, label: "rent"))
+        let created = Locked<(config: LiveMixedAccounts, owner: String, ids: [Int])?>(nil)
+        store.on("read live.LiveMixedLedger.expenses") {
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let accounts = LiveMixedAccounts(store: store)
+                let read = (accounts, accounts.owner, accounts.expenses.all.map(\.id))
+                created.withLock { $0 = read }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 20)
+        }
+        old.expenses.upsert(Expense(id: 2, label: "food"))
+        let (accounts, owner, ids) = try #require(created.withLock { $0 })
+        #expect(owner == "kim")
+        #expect(ids == [1])
+        #expect(accounts.expenses.all.map(\.id) == [1, 2])
+        let readAgain = Locked(false)
+        store.on("read live.LiveMixedAccounts.owner") { readAgain.withLock { $0 = true } }
+        accounts.owner = "lee"
+        #expect(old.owner == "lee")
+        #expect(!readAgain.withLock { $0 }, "a write after the move was not handed on: something was left waiting")
     }
 
     /// The same on a suite that posts `didChangeNotification` inside each write, on the writing thread, as Apple's

@@ -69,6 +69,8 @@ struct PendingMoves {
     /// Forgets the moves of the current keys `written`: a config wrote them (or found nothing left to move).
     mutating func remove(_ written: [String]) {
         for key in written { entries[key] = nil }
+        // Nothing left to try: a write must not stay uncertain for a retry that has nothing to do.
+        if entries.isEmpty { due = false }
         for context in Array(configs.keys) {
             configs[context]?.keys.subtract(written)
             if configs[context]?.keys.isEmpty == true { configs[context] = nil }

@@ -18,14 +18,14 @@ extension StorableConfig {
         guard schema.hasEarlierKeys else { return false }
         let indices = schema.earlierKeys.indices.filter { !schema.earlierKeys[$0].isEmpty }
         guard !indices.isEmpty else { return false }
-        guard indices.contains(where: { settings[$0].isRecordCollection }) else {
-            moveValues(of: indices)
-            return false
-        }
+        let collections = indices.filter { settings[$0].isRecordCollection }
+        let values = indices.filter { !settings[$0].isRecordCollection }
+        if !values.isEmpty { moveValues(of: values) }
+        guard !collections.isEmpty else { return false }
         let hub = context.hub
         let config = Unchecked(self)
-        return hub.movingRecords(in: store, queueing: { showWhileQueued(indices) }) { later in
-            config.value.moveValues(of: indices)
+        return hub.movingRecords(in: store, queueing: { showWhileQueued(collections) }) { later in
+            config.value.moveValues(of: collections)
             guard later else { return }
             config.value.runMigrations()
             // This config was not told the move's values: it would have read them after its own move.
@@ -37,11 +37,10 @@ extension StorableConfig {
     /// a record change under way.
     private func showWhileQueued(_ indices: [Int]) {
         let targets = schema.keys.map(context.hub.storeKey)
-        let records = indices.filter { settings[$0].isRecordCollection }
-        guard let values = try? store.values(forKeys: records.flatMap { [targets[$0]] + schema.earlierKeys[$0] })
+        guard let values = try? store.values(forKeys: indices.flatMap { [targets[$0]] + schema.earlierKeys[$0] })
         else { return }
         var entries: [String: PendingMoves.Entry] = [:]
-        for index in records {
+        for index in indices {
             guard let earlierKey = schema.earlierKeys[index].first(where: { values[$0] != nil }),
                 let earlierValue = values[earlierKey]
             else { continue }
@@ -212,8 +211,11 @@ extension StorableConfig {
     private func movedValue(
         _ moved: [StoredValue], over current: StoredValue?, currentIsNewer: Bool, index: Int
     ) -> StoredValue? {
-        guard settings[index].isRecordCollection, case .dictionary(let records)? = current else {
-            return currentIsNewer ? nil : moved.first
+        let records: [String: StoredValue]
+        switch current {
+        case nil where settings[index].isRecordCollection: records = [:]
+        case .dictionary(let stored)? where settings[index].isRecordCollection: records = stored
+        default: return currentIsNewer ? nil : moved.first
         }
         var merged: [String: StoredValue] = [:]
         for case .dictionary(let movedRecords) in moved.reversed() {

@@ -30,6 +30,9 @@ extension StoreHub {
         var carryFailed = false
         let call = beginStoreCall(keys: keys, translating: !storeKeys)
         let translated = call.storeKeys != keys
+        // A record change through an alias takes the earlier key's records along, in the same call, as a plain write
+        // through an alias removes the earlier key's value: a later move would take those, older, for newer ones.
+        let earlierKeys = oneAtATime ? zip(keys, call.storeKeys).filter { $0 != $1 }.map(\.0) : []
         // The transform sees the values under the keys it was given, wherever the store holds them.
         func given(_ stored: [String: StoredValue]) -> [String: StoredValue] {
             guard translated else { return stored }
@@ -40,10 +43,17 @@ extension StoreHub {
         var (version, certain) = try OutsideLocks.deferring {
             do {
                 let result = try self.oneAtATime(oneAtATime ? store : nil) {
-                    try store.updateValues(forKeys: call.storeKeys) { values in
+                    try store.updateValues(forKeys: call.storeKeys + earlierKeys) { values in
                         do {
                             guard translated else { return try transform(&values) }
                             var mine = given(values)
+                            for key in earlierKeys {
+                                guard case .dictionary(let earlier)? = values[key],
+                                    case .dictionary(let records) = mine[key] ?? .dictionary([:])
+                                else { continue }
+                                mine[key] = .dictionary(records.merging(earlier) { current, _ in current })
+                                values[key] = nil
+                            }
                             try transform(&mine)
                             // Several of `keys` may go to one store key (an old class's and its successor's, both in
                             // one import): the current key's own value wins, else the first earlier key's by name.
