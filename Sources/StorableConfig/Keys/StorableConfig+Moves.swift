@@ -10,8 +10,8 @@ extension StorableConfig {
     /// value until it is written (``PendingMoves``).
     ///
     /// A move of a record collection that comes during another thread's record change runs on that thread right
-    /// after it, with the migrations, which must follow it (``StoreHub/movingRecords(in:_:)``); until then every
-    /// config reads the collection as the move will write it (``PendingMoves``).
+    /// after it, with the migrations, which must follow it (``StoreHub/movingRecords(in:queueing:_:)``); until
+    /// then every config reads the collection as the move will write it (``PendingMoves``).
     /// - Returns: Whether the move, and so the migrations, run later.
     func moveValuesFromEarlierKeys() -> Bool {
         // Decided once per class, in the schema: most classes have no earlier keys at all.

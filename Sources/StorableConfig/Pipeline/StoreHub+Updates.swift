@@ -32,7 +32,7 @@ extension StoreHub {
         let translated = call.storeKeys != keys
         // A record change through an alias takes the earlier key's records along, in the same call, as a plain write
         // through an alias removes the earlier key's value: a later move would take those, older, for newer ones.
-        let earlierKeys = oneAtATime ? zip(keys, call.storeKeys).filter { $0 != $1 }.map(\.0) : []
+        let earlierKeys = oneAtATime && translated ? zip(keys, call.storeKeys).filter { $0 != $1 }.map(\.0) : []
         // The transform sees the values under the keys it was given, wherever the store holds them.
         func given(_ stored: [String: StoredValue]) -> [String: StoredValue] {
             guard translated else { return stored }
@@ -127,11 +127,11 @@ extension StoreHub {
     /// at once would each write back the dictionary they read, and the first written would be lost.
     ///
     /// The one exception to "no lock of the library is held while it calls a store": the `turn` lock is held
-    /// across the store call of a record change, and of a move of a record collection (``movingRecords(in:_:)``),
-    /// and taken by nothing else (not by plain writes, other moves, migrations or imports); creating a config never
-    /// waits for it. A record change that code inside the call starts on
-    /// the same thread (a `didChangeNotification` handler) goes ahead inside it; one that such code waits for on
-    /// another thread would wait forever (Docs/Design.md, "Locks").
+    /// across the store call of a record change, and of a move of a record collection
+    /// (``movingRecords(in:queueing:_:)``), and taken by nothing else (not by plain writes, other moves, migrations
+    /// or imports); creating a config never waits for it. A record change that code inside the call starts on the
+    /// same thread (a `didChangeNotification` handler) goes ahead inside it; one that such code waits for on another
+    /// thread would wait forever (Docs/Design.md, "Locks").
     private func oneAtATime<Result>(_ store: (any ConfigStore)?, _ body: () throws -> Result) rethrows -> Result {
         guard store?.updateAtomicity == .withinProcess else { return try body() }
         let thread = pthread_self()
@@ -146,9 +146,8 @@ extension StoreHub {
     /// without waiting for one: a record change under way on another thread would otherwise write back, after the
     /// move, the collection it read before it. If another thread holds the turn, that thread runs `move` right
     /// after its record change, before it lets the turn go, and this returns at once: creating a config never waits
-    /// for another thread's record change.
-    /// `move` is told whether it runs later (perhaps on another thread, after this returns); `queueing` runs just
-    /// before it is queued.
+    /// for another thread's record change. `move` is told whether it runs later (perhaps on another thread, after
+    /// this returns); `queueing` runs just before it is queued.
     /// - Returns: Whether `move` runs later.
     @discardableResult
     func movingRecords(

@@ -50,7 +50,7 @@ final class StoreHub: @unchecked Sendable {
         /// The thread whose record change holds `turn`, if any.
         var turnHolder: pthread_t?
         /// Moves of record collections that came while another thread held `turn`: it runs them before it lets
-        /// the turn go (``movingRecords(in:_:)``).
+        /// the turn go (``movingRecords(in:queueing:_:)``).
         var movesAfterTurn: [@Sendable () -> Void] = []
     }
 
