@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "StorableConfigCloud", targets: ["StorableConfigCloud"]),
         // The settings' descriptions for tools: a JSON Schema of the settings file, the AppConfig specification file.
         .library(name: "StorableConfigSchema", targets: ["StorableConfigSchema"]),
+        // Secret settings kept apart from the others: SecretRoutingStore wraps a store and sends the secret keys to a
+        // SecretStore (the Keychain, a private directory of files, memory).
+        .library(name: "StorableConfigSecrets", targets: ["StorableConfigSecrets"]),
         // Combine publishers of settings and configs as ObservableObject, where Combine exists (empty on Linux).
         .library(name: "StorableConfigCombine", targets: ["StorableConfigCombine"]),
         .executable(name: "storable-config-demo", targets: ["storable-config-demo"]),
@@ -23,16 +26,20 @@ let package = Package(
     ],
     targets: [
         .target(name: "StorableConfig"),
-        .target(name: "StorableConfigTesting", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigSecrets", dependencies: ["StorableConfig"]),
+        .target(name: "StorableConfigTesting", dependencies: ["StorableConfig", "StorableConfigSecrets"]),
         .target(name: "StorableConfigEtcd", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigCloud", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigSchema", dependencies: ["StorableConfig"]),
         .target(name: "StorableConfigCombine", dependencies: ["StorableConfig"]),
         .executableTarget(
             name: "storable-config-demo",
-            dependencies: ["StorableConfig", "StorableConfigEtcd", "StorableConfigCloud", "StorableConfigSchema"]),
+            dependencies: [
+                "StorableConfig", "StorableConfigSecrets", "StorableConfigEtcd", "StorableConfigCloud",
+                "StorableConfigSchema",
+            ]),
         // Crash and multi-process drivers for JSONFileStore; the tests start it as a child process.
-        .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig"]),
+        .executableTarget(name: "storable-config-stress", dependencies: ["StorableConfig", "StorableConfigSecrets"]),
         // Figures against a plain property and hand-written UserDefaults code: swift run -c release ...
         .executableTarget(
             name: "storable-config-benchmarks",
@@ -49,7 +56,8 @@ let package = Package(
         .testTarget(
             name: "StorableConfigTests",
             dependencies: [
-                "StorableConfig", "StorableConfigTesting", "StorableConfigSchema", "storable-config-demo",
+                "StorableConfig", "StorableConfigSecrets", "StorableConfigTesting", "StorableConfigSchema",
+                "storable-config-demo",
                 "storable-config-stress",
                 "window-v1",
                 "window-v2",

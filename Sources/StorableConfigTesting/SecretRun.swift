@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StorableConfig
+import StorableConfigSecrets
 
 /// One run of the checks over one secret store, collecting problems.
 struct SecretRun {

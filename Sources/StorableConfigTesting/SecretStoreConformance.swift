@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StorableConfig
+import StorableConfigSecrets
 
 /// Checks a ``StorableConfig/SecretStore`` against the guarantees that the protocol documents, in one call.
 ///

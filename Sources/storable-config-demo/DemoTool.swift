@@ -3,6 +3,7 @@ import StorableConfig
 import StorableConfigCloud
 import StorableConfigEtcd
 import StorableConfigSchema
+import StorableConfigSecrets
 
 /// Runs a parsed command against the demo's configs.
 struct DemoTool {
@@ -38,8 +39,8 @@ struct DemoTool {
         }
         do {
             // A damaged file is refused, not moved aside: a tool for looking at settings changes nothing it
-            // cannot read.
-            return try JSONFileStore(url: url, refusingCorruptFile: true)
+            // cannot read. The secret settings (twitter.apiToken) are kept apart, beside the file.
+            return SecretRoutingStore(wrapping: try JSONFileStore(url: url, refusingCorruptFile: true))
         } catch {
             throw Failure(message: "cannot open the settings: \(error)")
         }
@@ -261,7 +262,7 @@ struct DemoTool {
                     FileHandle.standardOutput.write(Data(line.utf8))
                 })
         }
-        if let file = store as? JSONFileStore {
+        if let file = (store as? SecretRoutingStore)?.wrappedStore as? JSONFileStore {
             let directory = file.url.deletingLastPathComponent().path
             if !FileManager.default.fileExists(atPath: directory) {
                 FileHandle.standardOutput.write(Data("waiting for the directory \(directory) to be created\n".utf8))
@@ -309,7 +310,8 @@ struct DemoTool {
             isFirstLaunch
                 ? "First launch: welcome! This run is recorded, so the next one will not be a first launch."
                 : "Welcome back: this is launch \(launch)\(last).")
-        print("Settings are stored in \(store)\(cloudNote):\n")
+        // The file or the cluster; the secrets' place is in Demo.md.
+        print("Settings are stored in \((store as? SecretRoutingStore)?.wrappedStore ?? store)\(cloudNote):\n")
         listTable()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigSecrets
 
 /// The value that `write-secret` writes for `counter`: about 64 KB, so that a kill often lands inside a write,
 /// and whole only if it ends with the counter's line.

@@ -7,6 +7,7 @@
 //   swift run -c release storable-config-stress watch --rounds 50
 import Foundation
 import StorableConfig
+import StorableConfigSecrets
 
 #if canImport(Glibc)
     import Glibc
@@ -303,7 +304,7 @@ case "open-secret-config":
     // open-secret-config <file> <go-file>: once <go-file> exists, create a config whose secret setting the file
     // may hold in plain form (moved to the secret store beside the file), and print its value.
     guard arguments.count == 3 else { fail(usage) }
-    let secretStore = store(for: arguments[1])
+    let secretStore = SecretRoutingStore(wrapping: store(for: arguments[1]))
     while !FileManager.default.fileExists(atPath: arguments[2]) { usleep(200) }
     let config = SecretRaceConfig(store: secretStore)
     output("token \(config.token)")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
 // Review of the simplifications merged in f1ec065..b6e56b0 (#30). A test named `held…` documents a check that
 // held; the others showed a regression, failed on main as merged (see the comment in each), and pass since the
@@ -438,7 +439,7 @@ final class Review30HubConfig: StorableConfig, @unchecked Sendable {
         let defaults = try #require(UserDefaults(suiteName: suite))
         defer { defaults.removePersistentDomain(forName: suite) }
         let secrets = FailingSecretStore()
-        let store = UserDefaultsStore(defaults, saving: .onEveryWrite, secrets: secrets)
+        let store = SecretRoutingStore(wrapping: UserDefaultsStore(defaults, saving: .onEveryWrite), secrets: secrets)
         let config = KeptSecretConfig(store: store)
         let key = config.$pin.key
         try store.setValue(.int(42), forKey: key)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
 /// Review of issue 34 (secret stores and the managed app configuration): each test states what a user would see.
 @Suite(.serialized)
@@ -14,14 +15,14 @@ struct Review34Tests {
 
     // MARK: - Secrets
 
-    /// Two stores opened the documented way, `JSONFileStore(url:)`, on one settings file (an app and its
+    /// Two stores opened the documented way, `SecretRoutingStore(wrapping: JSONFileStore(url:))`, on one settings file (an app and its
     /// extension's code, or two libraries, each opening the file): a token changed through one config is the one
     /// a config over the other store reads, since both keep their secrets in one `settings.secrets` directory.
     @Test func twoDefaultStoresOnOneFileAgreeOnASecret() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
-        let first = R34SecretConfig(store: try JSONFileStore(url: url))
-        let second = R34SecretConfig(store: try JSONFileStore(url: url))
+        let first = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
+        let second = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
         first.token = "one-\(Self.planted)"
         #expect(waitUntil(seconds: 5) { second.token == "one-\(Self.planted)" }, "second reads \(second.token)")
         second.token = "two-\(Self.planted)"
@@ -38,11 +39,13 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         try Data("{\"old.Prefs.apiToken\": \"\(Self.planted)\", \"other\": 1}".utf8).write(to: url)
         let secrets = FailingSecretStore()
-        let config = R34RenamedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34RenamedSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(config.apiToken == Self.planted)
         #expect(!Self.fileHolds(url, Self.planted))
         #expect(secrets.bytes(forKey: config.$apiToken.key) == Data("\"\(Self.planted)\"".utf8))
-        let later = R34RenamedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let later = R34RenamedSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(later.apiToken == Self.planted)
     }
 
@@ -53,10 +56,12 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
         do {
-            let old = R34SecretBeforeRename(store: try JSONFileStore(url: url, secrets: secrets))
+            let old = R34SecretBeforeRename(
+                store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
             old.apiKey = Self.planted
         }
-        let renamed = R34SecretAfterRename(store: try JSONFileStore(url: url, secrets: secrets))
+        let renamed = R34SecretAfterRename(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(renamed.apiToken == Self.planted)
         #expect(secrets.bytes(forKey: "r34.Renamed.apiKey") == nil, "the old secret is left behind")
     }
@@ -67,10 +72,12 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
         do {
-            let old = R34SecretBeforeRename(store: try JSONFileStore(url: url, secrets: secrets))
+            let old = R34SecretBeforeRename(
+                store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
             old.apiKey = Self.planted
         }
-        let renamed = R34SecretClassAfterRename(store: try JSONFileStore(url: url, secrets: secrets))
+        let renamed = R34SecretClassAfterRename(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(renamed.apiKey == Self.planted)
     }
 
@@ -80,13 +87,13 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         config.optionalToken = Self.planted
         #expect(secrets.bytes(forKey: config.$optionalToken.key) != nil)
         config.optionalToken = nil
         #expect(secrets.bytes(forKey: config.$optionalToken.key) == nil)
         #expect(!Self.fileHolds(url, Self.planted))
-        let later = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let later = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(later.optionalToken == nil)
     }
 
@@ -95,7 +102,7 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         let heard = Locked<Set<String>>([])
         let token = config.observe { change in heard.withLock { _ = $0.insert(change.key) } }
         config.batch {
@@ -116,7 +123,7 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         config.token = "good"
         secrets.isLocked = true
         config.token = Self.planted
@@ -124,7 +131,7 @@ struct Review34Tests {
         #expect(!Self.fileHolds(url, Self.planted))
         #expect(!ReportedErrors.mentioning(config.$token.key).isEmpty)
         #expect(ReportedErrors.mentioning(Self.planted).isEmpty)
-        let later = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let later = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(later.token == "good")
     }
 
@@ -135,7 +142,7 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         config.token = "good"
         secrets.isLocked = true
         config.token = "failed"
@@ -153,7 +160,7 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         secrets.isLocked = true
         config.batch {
             config.userName = "batch-user-r34"
@@ -162,7 +169,8 @@ struct Review34Tests {
         secrets.isLocked = false
         config.pin = 7
         #expect(config.userName == "batch-user-r34")
-        let relaunched = R34SecretConfig(store: try JSONFileStore(url: url, secrets: FailingSecretStore()))
+        let relaunched = R34SecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: FailingSecretStore()))
         #expect(
             relaunched.userName == "batch-user-r34" || !ReportedErrors.mentioning(config.$userName.key).isEmpty,
             "userName is neither in the file nor reported")
@@ -173,7 +181,9 @@ struct Review34Tests {
     @Test func aSecretStoreThatAssignsASecretWhileWritingDoesNotHang() throws {
         let directory = TemporaryDirectory()
         let secrets = R34InterferingSecretStore {}
-        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        let config = R34SecretConfig(
+            store: SecretRoutingStore(
+                wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: secrets))
         secrets.setMeanwhile { config.pin = 42 }
         #expect(finishes(within: 10) { config.token = "rotated" }, "the write never returned: a deadlock")
     }
@@ -183,7 +193,8 @@ struct Review34Tests {
     @Test func aReloadRacingASecretWriteDoesNotBringBackTheOldValue() throws {
         let directory = TemporaryDirectory()
         let secrets = R34SlowReadSecretStore()
-        let store = try JSONFileStore(url: directory.file("settings.json"), secrets: secrets)
+        let store = SecretRoutingStore(
+            wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: secrets)
         let config = R34SecretConfig(store: store)
         config.token = "old"
         // While reload reads the secret store, another thread assigns a new token.
@@ -205,8 +216,8 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let first = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
-        let second = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let first = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
+        let second = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for round in 0..<25 {
                 let config = thread.isMultiple(of: 2) ? first : second
@@ -216,7 +227,9 @@ struct Review34Tests {
         let stored = try #require(secrets.bytes(forKey: first.$token.key))
         let final = String(decoding: stored, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         #expect(waitUntil { first.token == final && second.token == final }, "\(first.token) \(second.token) \(final)")
-        #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == final)
+        #expect(
+            R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)).token
+                == final)
     }
 
     /// A watched file changed from outside while a secret lives in the secret store: the secret does not read as
@@ -225,9 +238,10 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let store = try JSONFileStore(url: url, secrets: secrets)
-        try store.startWatching()
-        defer { store.stopWatching() }
+        let file = try JSONFileStore(url: url)
+        let store = SecretRoutingStore(wrapping: file, secrets: secrets)
+        try file.startWatching()
+        defer { file.stopWatching() }
         let config = R34SecretConfig(store: store)
         config.token = Self.planted
         let heard = Locked<[String]>([])
@@ -245,7 +259,7 @@ struct Review34Tests {
     @Test func theDefaultSecretStoreBesideAFileInAMissingDirectory() throws {
         let directory = TemporaryDirectory()
         let url = directory.url.appendingPathComponent("a/b/settings.json")
-        let config = R34SecretConfig(store: try JSONFileStore(url: url))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
         config.token = Self.planted
         let secretsDirectory = directory.url.appendingPathComponent("a/b/settings.secrets")
         let attributes = try FileManager.default.attributesOfItem(atPath: secretsDirectory.path)
@@ -259,7 +273,7 @@ struct Review34Tests {
             #expect(mode == 0o600)
         }
         #expect(!Self.fileHolds(url, Self.planted))
-        #expect(R34SecretConfig(store: try JSONFileStore(url: url)).token == Self.planted)
+        #expect(R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url))).token == Self.planted)
     }
 
     /// Several threads making the first write through their own default stores at once: the `settings.secrets`
@@ -269,13 +283,13 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.url.appendingPathComponent("fresh/settings.json")
         DispatchQueue.concurrentPerform(iterations: 6) { index in
-            guard let store = try? JSONFileStore(url: url) else { return }
+            guard let store = (try? JSONFileStore(url: url)).map({ SecretRoutingStore(wrapping: $0) }) else { return }
             let config = R34SecretConfig(store: store)
             if index.isMultiple(of: 2) { config.token = "token-\(index)" } else { config.pin = index }
         }
         #expect(
             ReportedErrors.mentioning(directory.url.path).isEmpty, "\(ReportedErrors.mentioning(directory.url.path))")
-        let later = R34SecretConfig(store: try JSONFileStore(url: url))
+        let later = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
         #expect(later.token.hasPrefix("token-"))
         #expect(later.pin % 2 == 1)
     }
@@ -291,7 +305,7 @@ struct Review34Tests {
         #expect(text.contains(Self.planted))
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         try ConfigDocument(jsonText: text).apply(to: [config])
         #expect(config.token == Self.planted)
         #expect(config.userName == "ann")
@@ -307,7 +321,7 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         try Data("{\"r34.R34SecretConfig.pin\": \"\(Self.planted)\"}".utf8).write(to: url)
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(config.pin == 0)
         #expect(!Self.fileHolds(url, Self.planted))
         #expect(!ReportedErrors.mentioning(config.$pin.key).isEmpty)
@@ -318,7 +332,8 @@ struct Review34Tests {
     /// `assign(parsing:)` reads back, as `wrappedValue` is the value.)
     @Test func aSecretsDescriptionIsRedacted() throws {
         let config = R34SecretConfig(
-            store: try JSONFileStore(url: TemporaryDirectory().file("s.json"), secrets: FailingSecretStore()))
+            store: SecretRoutingStore(
+                wrapping: try JSONFileStore(url: TemporaryDirectory().file("s.json")), secrets: FailingSecretStore()))
         config.token = Self.planted
         #expect(!config.description.contains(Self.planted))
         #expect(!"\(config.$token)".contains(Self.planted))
@@ -336,8 +351,10 @@ struct Review34Tests {
             try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
         }
         let secretsDirectory = directory.file("secrets")
-        let firstStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: secretsDirectory))
-        let secondStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: secretsDirectory))
+        let firstStore = SecretRoutingStore(
+            wrapping: UserDefaultsStore(defaults), secrets: try FileSecretStore(directory: secretsDirectory))
+        let secondStore = SecretRoutingStore(
+            wrapping: UserDefaultsStore(defaults), secrets: try FileSecretStore(directory: secretsDirectory))
         let first = R34SecretConfig(store: firstStore)
         let second = R34SecretConfig(store: secondStore)
         first.token = "one"
@@ -353,11 +370,14 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         try Data("{\"r34.R34MigratingConfig.legacyToken\": \"\(Self.planted)\"}".utf8).write(to: url)
         let secrets = FailingSecretStore()
-        let config = R34MigratingConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34MigratingConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(config.token == Self.planted)
         #expect(!Self.fileHolds(url, Self.planted))
         #expect(secrets.bytes(forKey: config.$token.key) == Data("\"\(Self.planted)\"".utf8))
-        #expect(R34MigratingConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == Self.planted)
+        #expect(
+            R34MigratingConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)).token
+                == Self.planted)
     }
 
     /// A migration that changes a secret's type (an `Int` PIN becomes a `String`): it reads the value from the
@@ -367,10 +387,10 @@ struct Review34Tests {
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
         do {
-            let old = R34PinBefore(store: try JSONFileStore(url: url, secrets: secrets))
+            let old = R34PinBefore(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
             old.pin = 1234
         }
-        let migrated = R34PinAfter(store: try JSONFileStore(url: url, secrets: secrets))
+        let migrated = R34PinAfter(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(migrated.pin == "1234")
         #expect(secrets.bytes(forKey: migrated.$pin.key) == Data("\"1234\"".utf8))
         #expect(!Self.fileHolds(url, "1234"))
@@ -380,7 +400,9 @@ struct Review34Tests {
     @Test func replacingFromADocumentWithoutSecretsKeepsTheSecret() throws {
         let directory = TemporaryDirectory()
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        let config = R34SecretConfig(
+            store: SecretRoutingStore(
+                wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: secrets))
         config.token = Self.planted
         config.userName = "ann"
         let text = try ConfigDocument(exporting: [config]).jsonText()
@@ -396,7 +418,9 @@ struct Review34Tests {
     @Test func reloadReadsASecretChangedElsewhere() throws {
         let directory = TemporaryDirectory()
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: directory.file("settings.json"), secrets: secrets))
+        let config = R34SecretConfig(
+            store: SecretRoutingStore(
+                wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: secrets))
         config.token = "before"
         let heard = Locked<[String]>([])
         let token = config.$token.observe { value in heard.withLock { $0.append(value) } }
@@ -412,12 +436,14 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         config.token = Self.planted
         config.reset()
         #expect(secrets.bytes(forKey: config.$token.key) == nil)
         #expect(config.token == "")
-        #expect(R34SecretConfig(store: try JSONFileStore(url: url, secrets: secrets)).token == "")
+        #expect(
+            R34SecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)).token
+                == "")
     }
 
     /// A plain value that another process (an older version of the app) writes to the file after the first
@@ -426,7 +452,7 @@ struct Review34Tests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let store = try JSONFileStore(url: url, secrets: secrets)
+        let store = SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)
         let first = R34SecretConfig(store: store)
         first.token = "older"
         // An older version of the app, in another process, writes the token in plain form.
@@ -449,7 +475,7 @@ struct Review34Tests {
         let key = "r34.R34SecretConfig.token"
         defaults.set("first-plain", forKey: key)
         let secrets = R34InterferingSecretStore { defaults.set(Self.planted, forKey: key) }
-        let config = R34SecretConfig(store: UserDefaultsStore(defaults, secrets: secrets))
+        let config = R34SecretConfig(store: SecretRoutingStore(wrapping: UserDefaultsStore(defaults), secrets: secrets))
         let inDefaults = defaults.object(forKey: key) as? String
         #expect(
             inDefaults == nil || config.token == inDefaults, "reads \(config.token), defaults hold \(inDefaults ?? "-")"
@@ -479,7 +505,7 @@ struct Review34Tests {
             let url = directory.file("settings.json")
             let secrets = FailingSecretStore()
             let config = R34ManagedSecretConfig.make(
-                store: try JSONFileStore(url: url, secrets: secrets),
+                store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets),
                 sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
             #expect(config.token == Self.planted)
             #expect(config.$token.isManaged)
@@ -568,7 +594,7 @@ struct Review34Tests {
             let url = directory.file("settings.json")
             let secrets = FailingSecretStore()
             let config = R34ManagedSecretConfig.make(
-                store: try JSONFileStore(url: url, secrets: secrets),
+                store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets),
                 sources: ConfigSources(managed: .managedAppConfiguration(defaults)))
             config.token = Self.planted
             #expect(config.token == "admin")

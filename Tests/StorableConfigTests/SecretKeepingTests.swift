@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
-/// Secret settings over a `JSONFileStore` or a `UserDefaultsStore` go to a secret store: never into the file or
-/// the defaults, moved there from plain storage once, and a secret store that cannot be used loses nothing.
+/// Secret settings over a `SecretRoutingStore` that wraps a `JSONFileStore` or a `UserDefaultsStore` go to a secret
+/// store: never into the file or the defaults, moved there from plain storage once, and a secret store that cannot be used loses nothing.
 struct SecretKeepingTests {
     static let planted = "PLANTED-SECRET-91c2"
 
@@ -12,7 +13,8 @@ struct SecretKeepingTests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let config = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = KeptSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         let changes = Locked<[String]>([])
         let token = config.$apiToken.observe { value in changes.withLock { $0.append(value) } }
         config.userName = "visible"
@@ -28,7 +30,7 @@ struct SecretKeepingTests {
         #expect(waitUntil { changes.withLock { $0 } == [Self.planted] })
         token.cancel()
         // A later run reads it back from the secret store.
-        let later = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let later = KeptSecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(later.apiToken == Self.planted)
         #expect(later.pin == 4242)
         later.$apiToken.reset()
@@ -45,7 +47,8 @@ struct SecretKeepingTests {
             """
         try Data(text.utf8).write(to: url)
         let secrets = FailingSecretStore()
-        let config = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = KeptSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(config.apiToken == Self.planted)
         #expect(config.pin == 1234)
         #expect(config.userName == "ann")
@@ -61,7 +64,8 @@ struct SecretKeepingTests {
         }
         // A second config finds it moved, and writes nothing to the secret store.
         let writes = secrets.writeCount
-        let second = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let second = KeptSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(second.apiToken == Self.planted)
         #expect(secrets.writeCount == writes)
     }
@@ -73,7 +77,8 @@ struct SecretKeepingTests {
         try Data("{\"secretkeep.LockedSecretConfig.token\": \"\(Self.planted)\"}".utf8).write(to: url)
         let secrets = FailingSecretStore()
         secrets.isLocked = true
-        let config = LockedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = LockedSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         // The move failed, reported by key: the plain value stays where it was, and the setting reads it there.
         #expect(try Data(contentsOf: url).range(of: Data(Self.planted.utf8)) != nil)
         #expect(config.token == Self.planted)
@@ -85,7 +90,8 @@ struct SecretKeepingTests {
         config.token = "newer-value"
         // Once the secret store can be used, the next config moves the latest value, and the file holds it no more.
         secrets.isLocked = false
-        let later = LockedSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let later = LockedSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(later.token == "newer-value")
         #expect(config.token == "newer-value")
         #expect(try Data(contentsOf: url).range(of: Data("newer-value".utf8)) == nil)
@@ -103,7 +109,7 @@ struct SecretKeepingTests {
         let secrets = FailingSecretStore()
         try secrets.setSecret(Data("\"kept-in-the-vault\"".utf8), forKey: "secretkeep.VaultConfig.token")
         secrets.isLocked = true
-        let config = VaultConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let config = VaultConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         #expect(config.token == "")
         #expect(ReportedErrors.mentioning("secretkeep.VaultConfig.token").count == 1)
         config.token = "typed-while-locked"
@@ -122,7 +128,8 @@ struct SecretKeepingTests {
         ReportedErrors.install()
         let directory = TemporaryDirectory()
         let secrets = FailingSecretStore()
-        let store = try JSONFileStore(url: directory.file("settings.json"), secrets: secrets)
+        let store = SecretRoutingStore(
+            wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: secrets)
         let config = KeptSecretConfig(store: store)
         config.apiToken = "good-one"
         // Another process changes it: read at reload.
@@ -140,8 +147,8 @@ struct SecretKeepingTests {
         defer { defaults.removePersistentDomain(forName: suite) }
         defaults.set(Self.planted, forKey: "secretkeep.KeptSecretConfig.apiToken")
         let secrets = FailingSecretStore()
-        let store = UserDefaultsStore(defaults, saving: .onEveryWrite, secrets: secrets)
-        let config = KeptSecretConfig(store: store)
+        let plainStore = UserDefaultsStore(defaults, saving: .onEveryWrite)
+        let config = KeptSecretConfig(store: SecretRoutingStore(wrapping: plainStore, secrets: secrets))
         #expect(config.apiToken == Self.planted)
         #expect(defaults.object(forKey: config.$apiToken.key) == nil)
         config.pin = 77
@@ -151,7 +158,7 @@ struct SecretKeepingTests {
         #expect(secrets.bytes(forKey: config.$pin.key) == Data("77".utf8))
         // An outside change of the defaults does not make the secret read as gone.
         defaults.set("outside", forKey: config.$userName.key)
-        store.announceOutsideChanges()
+        plainStore.announceOutsideChanges()
         #expect(config.userName == "outside")
         #expect(config.pin == 77)
         #expect(config.apiToken == Self.planted)
@@ -160,7 +167,7 @@ struct SecretKeepingTests {
     @Test func withoutASecretStoreSecretsStayWhereTheyWere() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
-        let config = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: nil))
+        let config = KeptSecretConfig(store: try JSONFileStore(url: url))
         config.apiToken = Self.planted
         #expect(try Data(contentsOf: url).range(of: Data(Self.planted.utf8)) != nil)
     }
@@ -169,8 +176,9 @@ struct SecretKeepingTests {
         let directory = TemporaryDirectory()
         let url = directory.file("settings.json")
         let secrets = FailingSecretStore()
-        let first = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
-        let second = KeptSecretConfig(store: try JSONFileStore(url: url, secrets: secrets))
+        let first = KeptSecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
+        let second = KeptSecretConfig(
+            store: SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets))
         let heard = Locked<[String]>([])
         let token = second.observe { change in heard.withLock { $0.append(change.key) } }
         first.apiToken = "shared-token"
@@ -207,7 +215,7 @@ struct SecretKeepingTests {
             #expect(bytes.range(of: Data(planted.utf8)) == nil, "round \(round)")
             #expect(String(decoding: bytes, as: UTF8.self).contains("\"other\""))
             // The secret is in the secret store, and nowhere else beside the file.
-            let later = SecretRaceConfigForTests(store: try JSONFileStore(url: url))
+            let later = SecretRaceConfigForTests(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
             #expect(later.token == planted)
             let holders = try FileManager.default.subpathsOfDirectory(atPath: directory.url.path).filter { path in
                 var isDirectory: ObjCBool = false
@@ -229,7 +237,7 @@ struct SecretKeepingTests {
         let url = directory.file("settings.json")
         let rounds = isRunningUnderThreadSanitizer ? 20 : 100
         @Sendable func round(_ worker: Int, _ index: Int) {
-            guard let store = try? JSONFileStore(url: url) else { return }
+            guard let store = (try? JSONFileStore(url: url)).map({ SecretRoutingStore(wrapping: $0) }) else { return }
             let config = KeptSecretConfig(store: store)
             let token = config.$apiToken.observe { _ in }
             config.apiToken = "token-\(worker)-\(index)"
@@ -247,7 +255,7 @@ struct SecretKeepingTests {
             }
         }
         #expect(await waitUntil { threads.allSatisfy(\.isFinished) })
-        let final = KeptSecretConfig(store: try JSONFileStore(url: url))
+        let final = KeptSecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: url)))
         let secrets = try FileSecretStore(directory: directory.file("settings.secrets"))
         let held = try #require(try secrets.secret(forKey: final.$apiToken.key))
         #expect(held == Data("\"\(final.apiToken)\"".utf8))
@@ -269,9 +277,11 @@ struct SecretKeepingTests {
         let real = directory.file("secrets")
         let link = directory.file("link")
         // Made by the store, private, before the link to it.
-        let firstStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: real))
+        let firstStore = SecretRoutingStore(
+            wrapping: UserDefaultsStore(defaults), secrets: try FileSecretStore(directory: real))
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
-        let secondStore = UserDefaultsStore(defaults, secrets: try FileSecretStore(directory: link))
+        let secondStore = SecretRoutingStore(
+            wrapping: UserDefaultsStore(defaults), secrets: try FileSecretStore(directory: link))
         let first = KeptSecretConfig(store: firstStore)
         let second = KeptSecretConfig(store: secondStore)
         first.apiToken = "one-token"
@@ -283,7 +293,8 @@ struct SecretKeepingTests {
     @Test func exportLeavesSecretsOutUnlessAsked() throws {
         let directory = TemporaryDirectory()
         let config = KeptSecretConfig(
-            store: try JSONFileStore(url: directory.file("settings.json"), secrets: FailingSecretStore()))
+            store: SecretRoutingStore(
+                wrapping: try JSONFileStore(url: directory.file("settings.json")), secrets: FailingSecretStore()))
         config.apiToken = Self.planted
         let plain = try ConfigDocument(exporting: [config]).jsonText()
         #expect(!plain.contains(Self.planted))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import StorableConfigTesting
 import Testing
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
 /// The secret stores against the conformance kit, the Keychain store's logic over a fake Keychain, and systemd's
 /// credentials directory as a source.

@@ -1,6 +1,7 @@
 // Tests of stores one writes (Docs/WritingAStore.md, Docs/Secrets.md): the stores, reduced to their shape.
 import Foundation
 import StorableConfig
+import StorableConfigSecrets
 
 final class DirectoryStore: ConfigStore, @unchecked Sendable {
     private let memory = InMemoryStore()

@@ -150,7 +150,9 @@ extension Setting: SettingBox {
             }
             if quietly {
                 // An override hides the stored value: nothing to report while it does.
-            } else if !isSecret, let source = locked({ binding })?.context.store as? any OriginalTextSource {
+            } else if !isSecret,
+                let source = locked({ binding })?.context.store.innermostStore as? any OriginalTextSource
+            {
                 // The store's lock is not taken under the framework's: ask once they are released.
                 OutsideLocks.run { report(foundText: source.originalText(forKey: key, of: stored)) }
             } else {

@@ -97,6 +97,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// for `reason`: it stays where it is, and the setting reads and writes it there, until a config created
     /// later over the store moves it.
     case secretNotMoved(key: String, store: String, reason: String)
+    /// The setting `key` is declared secret, but the store `store` keeps its value in plain form with the
+    /// others, as it keeps any value. Reported once per store and key, for a ``JSONFileStore`` or a
+    /// ``UserDefaultsStore`` that configs are created over directly: wrap it in `SecretRoutingStore`.
+    case secretKeptInPlainForm(key: String, store: String)
 
     /// What a secret value shows as: `<redacted>`.
     public static let redacted = "<redacted>"
@@ -111,7 +115,7 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
         case .migrationFailed(_, _, let key, _): key
         case .earlierKeyInUse(_, let key, _, _): key
         case .revisionCompacted(let key, _), .noValueAtRevision(let key, _), .changedSinceRevision(let key, _, _): key
-        case .notSynced(let key, _), .secretNotMoved(let key, _, _): key
+        case .notSynced(let key, _), .secretNotMoved(let key, _, _), .secretKeptInPlainForm(let key, _): key
         default: nil
         }
     }
@@ -158,6 +162,10 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
             "The value of the secret setting '\(key)' could not be moved to the secret store \(store) "
                 + "(\(Self.clause(reason))); it stays where it was stored, and is read and written there until a config "
                 + "created later moves it."
+        case .secretKeptInPlainForm(let key, let store):
+            "'\(key)' is declared secret, but \(store) keeps its value in plain form with the other settings; to "
+                + "keep it apart, create the configs over SecretRoutingStore(wrapping:) of the StorableConfigSecrets "
+                + "library, which also reads again the value an earlier version kept apart."
         case .secretStoreUnavailable(let store, let reason):
             "The secret store \(store) cannot be used (\(Self.clause(reason))); the secret settings it keeps keep "
                 + "their last good values."

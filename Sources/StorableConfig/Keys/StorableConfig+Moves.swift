@@ -250,7 +250,7 @@ extension StorableConfig {
     /// namespaces that exist.
     private func previousNamespaceFiles() -> [JSONFileStore] {
         let namespaces = type(of: self).previousNamespaces
-        guard !namespaces.isEmpty, let file = store as? JSONFileStore,
+        guard !namespaces.isEmpty, let file = store.innermostStore as? JSONFileStore,
             file.url == JSONFileStore.defaultURL(namespace: StorableConfig.defaultNamespace).standardizedFileURL
         else { return [] }
         return namespaces.compactMap { namespace in

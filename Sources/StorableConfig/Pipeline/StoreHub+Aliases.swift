@@ -88,6 +88,12 @@ extension StoreHub {
         return true
     }
 
+    /// Whether `report` (a problem and the key it is about) is made for the first time on this storage: each is
+    /// reported once for the storage's life.
+    func isFirstReport(of report: String) -> Bool {
+        feed.withLock { $0.aliases.reported.insert(report).inserted }
+    }
+
     /// Reports, once per class and key, each setting of `schema` whose key aliases send elsewhere.
     func reportAliases(of schema: ConfigSchema) {
         guard hasAliases else { return }

@@ -148,6 +148,23 @@ public protocol IdentifiedConfigStore: ConfigStore {
     var storageIdentity: AnyObject { get }
 }
 
+/// A store that passes its calls on to another, adding something on the way (secrets kept apart, syncing): what
+/// the framework offers a store of its own kind (the text a ``JSONFileStore`` holds for a value, the default
+/// file's earlier namespaces) it offers a wrapper of it too.
+public protocol WrappingConfigStore: ConfigStore {
+    /// The store this one passes its calls on to.
+    var wrappedStore: any ConfigStore { get }
+}
+
+extension ConfigStore {
+    /// The store at the bottom of the wrappers, if this is one (``WrappingConfigStore``); else this store.
+    var innermostStore: any ConfigStore {
+        var store: any ConfigStore = self
+        while let wrapper = store as? any WrappingConfigStore { store = wrapper.wrappedStore }
+        return store
+    }
+}
+
 /// The earlier name of ``IdentifiedConfigStore``: a store that names the storage it shares.
 @available(*, deprecated, renamed: "IdentifiedConfigStore")
 public typealias SharedConfigStore = IdentifiedConfigStore

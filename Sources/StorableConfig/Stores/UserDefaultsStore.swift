@@ -45,13 +45,6 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     public let saving: Saving
     /// The largest value written, in bytes of its property-list form (`estimatedSize(of:)`), or `nil`.
     let valueSizeLimit: Int?
-    /// Where the values of secret settings go instead of `defaults`; `nil` when `defaults` keeps them.
-    let secretRouter: SecretRouter?
-
-    /// The store that keeps the values of secret settings (`@Setting(secret: true)`) instead of `defaults`, or
-    /// `nil` when `defaults` keeps them like any value: see ``init(_:saving:secrets:)``.
-    public var secrets: (any SecretStore)? { secretRouter?.secrets }
-
     /// The name of the persistent domain that `defaults` writes, when known: that of `.standard` or of a
     /// suite opened with ``init(suiteName:saving:)``.
     private let domainName: String?
@@ -67,29 +60,22 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         var suiteNotice: SuiteChangeNotice?
     #endif
 
-    /// Creates a store over `defaults` that saves writes as `saving` says; secret settings are kept in the
-    /// platform's secret store (``SecretStores/forDefaults(_:suiteName:)``).
-    public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
-        let suiteName = defaults === UserDefaults.standard ? nil : Self.suiteName(of: defaults)
-        self.init(defaults, saving: saving, secrets: SecretStores.forDefaults(defaults, suiteName: suiteName))
-    }
+    /// The name of the suite that ``defaults`` reads and writes, when it was opened with
+    /// ``init(suiteName:saving:)``; `nil` for `.standard` and other defaults.
+    public var suiteName: String? { defaults === UserDefaults.standard ? nil : domainName }
 
-    /// Creates a store over `defaults` that saves writes as `saving` says and keeps the values of secret settings
-    /// in `secrets` (`nil`: in `defaults`, like any value, as earlier versions did).
-    ///
-    /// A value that `defaults` holds for a secret setting is moved to `secrets` when the first config that
-    /// declares the setting is created over the store, and removed from `defaults`. Docs/Secrets.md has the
-    /// details.
-    public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced, secrets: (any SecretStore)?) {
-        self.init(defaults, saving: saving, valueSizeLimit: Self.platformValueSizeLimit, secrets: secrets)
+    /// Creates a store over `defaults` that saves writes as `saving` says. Secret settings are kept in `defaults`
+    /// like any value: to keep them apart, wrap the store in `SecretRoutingStore` (the `StorableConfigSecrets`
+    /// library).
+    public convenience init(_ defaults: UserDefaults, saving: Saving = .coalesced) {
+        self.init(defaults, saving: saving, valueSizeLimit: Self.platformValueSizeLimit)
     }
 
     /// Creates a store that refuses values over `valueSizeLimit` bytes: the platform's limit, or a test's.
-    init(_ defaults: UserDefaults, saving: Saving, valueSizeLimit: Int?, secrets: (any SecretStore)? = nil) {
+    init(_ defaults: UserDefaults, saving: Saving, valueSizeLimit: Int?) {
         self.defaults = defaults
         self.saving = saving
         self.valueSizeLimit = valueSizeLimit
-        secretRouter = secrets.map { SecretRouter.shared(storage: defaults, secrets: $0) }
         if defaults === UserDefaults.standard {
             #if canImport(Darwin)
                 // A command-line tool has no bundle identifier: `UserDefaults.standard` then writes the domain
@@ -162,13 +148,6 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
         self.init(defaults, saving: saving)
     }
 
-    /// Creates a store over the defaults suite named `suiteName`, as ``init(suiteName:saving:)`` does, keeping
-    /// the values of secret settings in `secrets` (`nil`: in the suite, like any value).
-    public convenience init?(suiteName: String, saving: Saving = .coalesced, secrets: (any SecretStore)?) {
-        guard let store = UserDefaultsStore(suiteName: suiteName, saving: saving) else { return nil }
-        self.init(store.defaults, saving: saving, secrets: secrets)
-    }
-
     /// Why Apple's `UserDefaults(suiteName:)` refuses `name`, if it does: its documentation names the global
     /// domain and the app's own bundle identifier.
     static func refusal(ofSuiteName name: String) -> String? {
@@ -239,14 +218,12 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
 
     /// Returns the values stored for `keys`, as ``value(forKey:)`` reads them.
     public func values(forKeys keys: [String]) -> [String: StoredValue] {
-        let (plain, secret) = secretRouter?.split(keys) ?? (keys, [])
-        let result = storedValues(forKeys: plain)
-        // Only the keys `defaults` keeps are compared after a `didChangeNotification`.
+        let result = storedValues(forKeys: keys)
+        // Compared after a `didChangeNotification`.
         known.withLock { known in
-            for key in plain { known[key] = .some(result[key]) }
+            for key in keys { known[key] = .some(result[key]) }
         }
-        guard let secretRouter, !secret.isEmpty else { return result }
-        return result.merging(secretRouter.values(forKeys: secret)) { current, _ in current }
+        return result
     }
 
     /// The values stored for `keys`, as ``value(forKey:)`` reads them, without noting them as known.
@@ -279,11 +256,6 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// process (see Docs/Stores.md).
     /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` if the changes could not be saved.
     public func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
-        guard let secretRouter else { return try setPlainValues(values, removing: keysToRemove) }
-        try secretRouter.applySecretChanges(values, removing: keysToRemove, plainWrite: setPlainValues)
-    }
-
-    private func setPlainValues(_ values: [String: StoredValue], removing keysToRemove: [String]) throws {
         // Checked before anything is written, so that a refused value leaves the others unwritten too.
         if valueSizeLimit != nil {
             for key in values.keys.sorted() { try checkSize(of: values[key]!, forKey: key) }
@@ -300,18 +272,9 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     }
 
     /// Saves what was written and re-reads the defaults database, so that other processes' writes become
-    /// visible, and reads the secret settings' values from the secret store again: one that cannot be read is
-    /// reported as ``StorableConfigError/reloadFailed(store:reason:)`` and keeps its value.
+    /// visible.
     public func reload() {
         defaults.synchronize()
-        guard let secretRouter else { return }
-        do {
-            let changed = try secretRouter.reload()
-            if !changed.isEmpty { storageDidChange(forKeys: changed) }
-        } catch {
-            StorableConfig.report(
-                error as? StorableConfigError ?? .reloadFailed(store: description, reason: "\(error)"))
-        }
     }
 
     /// The `UserDefaults` object: stores over the same object share changes at once.
@@ -320,53 +283,6 @@ public final class UserDefaultsStore: IdentifiedConfigStore, @unchecked Sendable
     /// "UserDefaults".
     public var description: String {
         defaults === UserDefaults.standard ? "UserDefaults.standard" : "UserDefaults"
-    }
-}
-
-extension UserDefaultsStore: SecretKeepingStore {
-    /// Moves the values `defaults` holds for `keys` to the secret store and removes them from `defaults`. A
-    /// value `defaults` holds is always newer than the secret store's (this version never writes a secret to
-    /// `defaults`; an older one, run after it, may), so it replaces what the secret store holds.
-    public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
-        guard let secretRouter else { return [] }
-        let newKeys = Set(secretRouter.notSecret(keys))
-        // New keys, and secret ones that an older version wrote in plain form since they were moved.
-        let plain = storedValues(forKeys: keys)
-        var problems: [StorableConfigError] = []
-        var moved: [String] = []
-        for key in keys.sorted() {
-            var value = plain[key]
-            // A value rewritten while it was moved is moved too (a few times at most: the writer goes on).
-            for _ in 0..<3 {
-                guard let current = value else { break }
-                do {
-                    try secretRouter.write(current, forKey: key)
-                } catch {
-                    problems.append(
-                        .secretNotMoved(
-                            key: key, store: secretRouter.secrets.description, reason: SecretRouter.reason(error)))
-                    break
-                }
-                value = storedValues(forKeys: [key])[key]
-                if value == current {
-                    known.withLock { _ = $0.removeValue(forKey: key) }
-                    defaults.removeObject(forKey: key)
-                    moved.append(key)
-                    value = nil
-                }
-            }
-            if newKeys.contains(key), value == nil { secretRouter.add([key]) }
-        }
-        if let key = moved.first {
-            do {
-                try persist(key: key)
-            } catch {
-                problems.append(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
-            }
-        }
-        let movedSecret = Set(moved.filter { !newKeys.contains($0) })
-        if !movedSecret.isEmpty { storageDidChange(forKeys: movedSecret) }
-        return problems
     }
 }
 

@@ -5,12 +5,14 @@ import StorableConfig
 ///
 /// It names the local store's storage as its own, so that configs over it and configs over the local store see
 /// each other's writes, and the local store's reports of outside changes reach both.
-final class SyncedStore: IdentifiedConfigStore {
+final class SyncedStore: IdentifiedConfigStore, WrappingConfigStore {
     let engine: SyncEngine
 
     init(engine: SyncEngine) {
         self.engine = engine
     }
+
+    var wrappedStore: any ConfigStore { engine.local }
 
     var storageIdentity: AnyObject { (engine.local as? any IdentifiedConfigStore)?.storageIdentity ?? engine.local }
 

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import StorableConfig
+@testable import StorableConfigSecrets
 
 /// A Keychain in memory that answers as SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete do,
 /// for the tests of ``KeychainSecretStore`` where Security.framework does not exist.

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// A secret store that keeps each secret as a generic-password item of the Keychain: the secret store of Apple
 /// platforms.

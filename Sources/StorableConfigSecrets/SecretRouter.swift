@@ -1,8 +1,9 @@
 import Foundation
+import StorableConfig
 
-/// The keys of one store's secret settings, and the secret store that keeps their values: ``UserDefaultsStore``
-/// and ``JSONFileStore`` send every call for such a key here instead of to their own storage, so that their
-/// `UserDefaults` or their file never hold a secret.
+/// The keys of one storage's secret settings, and the secret store that keeps their values: a
+/// ``SecretRoutingStore`` sends every call for such a key here instead of to the store it wraps, so that its
+/// `UserDefaults` or its file never hold a secret.
 ///
 /// A key becomes secret when a config whose setting is declared secret is created over the store
 /// (``SecretKeepingStore/keepSecrets(forKeys:)``), before the config reads its values, and stays secret for the
@@ -150,13 +151,13 @@ final class SecretRouter: Sendable {
     }
 
     /// Writes `value` (`nil`: removes it) to the secret store.
-    /// - Throws: ``SecretWriteFailure``, a ``StorableConfigError/writeFailed(key:reason:)`` naming the key that no
-    ///   config believes: the setting keeps its last good value, whatever the store keeps of other failed writes.
+    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` naming the key: no config believes it (a
+    ///   ``SecretRoutingStore`` keeps no failed writes), and the setting keeps its last good value.
     func setValue(_ value: StoredValue?, forKey key: String) throws {
         do {
             try write(value, forKey: key)
         } catch {
-            throw SecretWriteFailure(error: .writeFailed(key: key, reason: Self.reason(error)))
+            throw StorableConfigError.writeFailed(key: key, reason: Self.reason(error))
         }
     }
 
@@ -243,50 +244,20 @@ final class SecretRouter: Sendable {
 
     /// A value as the secret store keeps it: its compact JSON text.
     static func encode(_ value: StoredValue) -> Data {
-        Data(JSONText.string(from: value, pretty: false).utf8)
+        Data(value.jsonText().utf8)
     }
 
     /// Bytes from the secret store as a value: JSON text as the value it spells, other text (a secret put there
     /// by hand) as a string, and bytes that are not UTF-8 as data.
     static func decode(_ data: Data) -> StoredValue {
-        if let value = try? JSONText.parse(data) { return value }
-        if let text = String(data: data, encoding: .utf8) { return .string(text) }
-        return .data(data)
+        guard let text = String(data: data, encoding: .utf8) else { return .data(data) }
+        return (try? StoredValue(jsonText: text)) ?? .string(text)
     }
 
     static func reason(_ error: any Error) -> String {
-        StorableConfigError.clause((error as? StorableConfigError)?.description ?? "\(error)")
-    }
-}
-
-/// A failed write to a secret store: reported as `error`, and believed by no config, so that the setting keeps its
-/// last good value.
-struct SecretWriteFailure: Error, CustomStringConvertible {
-    let error: StorableConfigError
-    var description: String { error.description }
-}
-
-/// A store that keeps the values of secret settings in a ``SecretStore`` of its own rather than in its storage:
-/// ``UserDefaultsStore`` and ``JSONFileStore``. A store that wraps one of them passes the call on, so that the
-/// secrets of the configs created over it stay apart too.
-public protocol SecretKeepingStore: ConfigStore {
-    /// Sends every later call for `keys` to the secret store, after moving the values stored for them in plain
-    /// form there (once: a value moved by another process, or by an earlier config, is not moved again).
-    /// Returns the problems to report: a value that cannot be moved (the secret store cannot be used now) stays
-    /// where it is, its key is not sent to the secret store, and the next config created over the store tries
-    /// again.
-    func keepSecrets(forKeys keys: [String]) -> [StorableConfigError]
-}
-
-extension StorableConfig {
-    /// Has the store keep the values of the config's secret settings in its secret store, moving those stored in
-    /// plain form there: in the initializer, before the values are read.
-    func keepSecretsApart() {
-        guard !schema.secretKeys.isEmpty, let store = store as? any SecretKeepingStore else { return }
-        // The keys as they are (an earlier key is read where it is, though the hub sends writes of it to the
-        // current key), and where the hub sends them.
-        var keys = schema.secretKeys
-        for key in schema.secretKeys.map(context.hub.storeKey) where !keys.contains(key) { keys.append(key) }
-        for problem in store.keepSecrets(forKeys: keys) { StorableConfig.report(problem) }
+        var text = Substring((error as? StorableConfigError)?.description ?? "\(error)")
+        // A clause inside a sentence: without the final period of a sentence of its own, keeping an ellipsis.
+        while text.last == " " || text.last == "\n" { text.removeLast() }
+        return String(text.hasSuffix(".") && !text.hasSuffix("..") ? text.dropLast() : text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// A secret store that keeps secrets in memory only, for tests and previews.
 ///

@@ -1,8 +1,24 @@
 import Foundation
+import StorableConfig
 
-/// The secret stores that ``JSONFileStore`` and ``UserDefaultsStore`` keep secret settings in unless told
-/// otherwise: the Keychain on Apple platforms, and elsewhere a ``FileSecretStore`` beside the settings.
+/// The secret stores that ``SecretRoutingStore/init(wrapping:)`` keeps secret settings in: the Keychain on Apple
+/// platforms, and elsewhere a ``FileSecretStore`` beside the settings, where earlier versions of `JSONFileStore`
+/// and `UserDefaultsStore` kept them.
 public enum SecretStores {
+    /// The secret store for `store`: ``besideFile(at:)`` for a `JSONFileStore`, ``forDefaults(_:suiteName:)`` for a
+    /// `UserDefaultsStore`, a new ``InMemorySecretStore`` for an `InMemoryStore` (nothing of it outlives
+    /// the process), the same secret store for a ``SecretRoutingStore``, and for any other store the one beside the
+    /// default settings file of ``StorableConfig/defaultNamespace``.
+    public static func forStore(_ store: any ConfigStore) -> any SecretStore {
+        switch store {
+        case let file as JSONFileStore: besideFile(at: file.url)
+        case let defaults as UserDefaultsStore: forDefaults(defaults.defaults, suiteName: defaults.suiteName)
+        case is InMemoryStore: InMemorySecretStore()
+        case let routing as SecretRoutingStore: routing.secrets
+        default: besideFile(at: JSONFileStore.defaultURL(namespace: StorableConfig.defaultNamespace))
+        }
+    }
+
     /// The secret store for the settings file at `url`: on Apple platforms the Keychain's items of
     /// ``StorableConfig/defaultNamespace``; elsewhere a ``FileSecretStore`` in the directory beside the file named
     /// after it, `settings.secrets` for `settings.json`. The directory is made when the first secret is written.
@@ -26,7 +42,10 @@ public enum SecretStores {
             KeychainSecretStore()
         #else
             let domain = suiteName ?? ProcessInfo.processInfo.processName
-            return DeferredFileSecretStore(path: FileSystem.joined(FileSystem.userConfigPath(), "\(domain).secrets"))
+            // `$XDG_CONFIG_HOME`, else `~/.config`: two levels above the default settings file of any namespace.
+            let directory = JSONFileStore.defaultURL(namespace: domain).deletingLastPathComponent()
+                .deletingLastPathComponent()
+            return DeferredFileSecretStore(path: directory.appendingPathComponent("\(domain).secrets").path)
         #endif
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// A generic-password item of the Keychain as plain Swift values: what a ``KeychainSecretStore`` asks the
 /// Keychain for, without Security.framework, so that its logic is tested on every platform.

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// A secret store that keeps each secret in a file of its own, readable and writable by its owner only (mode
 /// 0600), in a directory that only its owner may enter (mode 0700): the secret store of Linux and servers.
@@ -66,7 +67,7 @@ public final class FileSecretStore: SecretStore {
                 key: key, reason: "the secret file \(file(name)) is not a regular file; remove it")
         }
         do {
-            return try FileSystem.readToEnd(of: descriptor, path: file(name))
+            return try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() ?? Data()
         } catch {
             throw StorableConfigError.readFailed(key: key, reason: "reading \(file(name)) failed: \(error)")
         }
@@ -85,7 +86,7 @@ public final class FileSecretStore: SecretStore {
             throw StorableConfigError.writeFailed(
                 key: key, reason: "renaming a temporary file to \(file(name)) failed: \(Self.text(code))")
         }
-        _ = FileSystem.flushToDisk(directory)
+        _ = Self.flushToDisk(directory)
     }
 
     /// Stores `data` for `key` only if `key` holds no secret, and returns whether it did.
@@ -106,7 +107,7 @@ public final class FileSecretStore: SecretStore {
             try refuseLink(named: name, in: directory, key: key)
             return false
         }
-        _ = FileSystem.flushToDisk(directory)
+        _ = Self.flushToDisk(directory)
         return true
     }
 
@@ -120,7 +121,7 @@ public final class FileSecretStore: SecretStore {
             if code == ENOENT { return }
             throw StorableConfigError.writeFailed(key: key, reason: "removing \(file(name)) failed: \(Self.text(code))")
         }
-        _ = FileSystem.flushToDisk(directory)
+        _ = Self.flushToDisk(directory)
     }
 
     // MARK: Files
@@ -163,19 +164,24 @@ public final class FileSecretStore: SecretStore {
             defer { close(descriptor) }
             do {
                 // The mode given to openat is masked by the umask: set it whole.
-                guard fchmod(descriptor, 0o600) == 0 else {
-                    throw FileSystem.Failure(path: path, operation: "chmod", errno: errno)
-                }
-                try FileSystem.writeAll(data, to: descriptor, path: path)
-                guard FileSystem.flushToDisk(descriptor) == 0 else {
-                    throw FileSystem.Failure(path: path, operation: "fsync", errno: errno)
-                }
+                guard fchmod(descriptor, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EPERM) }
+                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: data)
+                guard Self.flushToDisk(descriptor) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
             } catch {
                 unlinkat(directory, name, 0)
                 throw StorableConfigError.writeFailed(key: key, reason: "writing a temporary file in \(path): \(error)")
             }
             return name
         }
+    }
+
+    /// `fsync`, or on Apple platforms `fcntl(F_FULLFSYNC)`, whose `fsync` only hands the data to the drive
+    /// (falling back to `fsync` on file systems that refuse it).
+    static func flushToDisk(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+            if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
     }
 
     static func text(_ code: Int32) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// The directory of a ``FileSecretStore``: opened, created and checked before every use, and cleaned of the
 /// temporary files of writers that were killed.
@@ -27,7 +28,9 @@ extension FileSecretStore {
             let code = errno
             throw unavailable(
                 code == ENOTDIR
-                    ? "it is not a directory" : "opening it failed: \(Self.text(code))" + FileSystem.advice(for: code))
+                    ? "it is not a directory"
+                    : "opening it failed: \(Self.text(code))"
+                        + (code == EACCES || code == EPERM ? "; check the permissions of it and its parent" : ""))
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import StorableConfig
 
 /// Where the values of secret settings (`@Setting(secret: true)`) are kept instead of the config's store: the
 /// Keychain on Apple platforms (``KeychainSecretStore``), and elsewhere one file per secret, readable by its owner
