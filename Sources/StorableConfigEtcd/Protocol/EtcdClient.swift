@@ -323,6 +323,15 @@ final class EtcdClient: @unchecked Sendable {
         return nil
     }
 
+    /// Every key under `prefix`, as a range, a watch or a delete request names it: `key` and `range_end` (the
+    /// empty prefix is every key, from the key `\0`).
+    static func range(ofPrefix prefix: String) -> [String: Any] {
+        [
+            "key": prefix.isEmpty ? Data([0]).base64EncodedString() : base64(prefix),
+            "range_end": rangeEnd(ofPrefix: prefix),
+        ]
+    }
+
     /// The end of the range of keys that start with `prefix`: its last byte plus one (`\0` for everything).
     static func rangeEnd(ofPrefix prefix: String) -> String {
         var bytes = Array(prefix.utf8)

@@ -272,14 +272,10 @@ final class EtcdWatcher: @unchecked Sendable {
     /// The request for a watch of every key under `prefix` from the revision after `revision`, which comes from
     /// the network: a peer may have sent any number.
     static func watchRequest(prefix: String, after revision: Int64) -> [String: Any] {
-        [
-            "create_request": [
-                "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
-                "range_end": EtcdClient.rangeEnd(ofPrefix: prefix),
-                "start_revision": String(revision == .max ? revision : revision + 1),
-                "progress_notify": true,
-            ]
-        ]
+        var create = EtcdClient.range(ofPrefix: prefix)
+        create["start_revision"] = String(revision == .max ? revision : revision + 1)
+        create["progress_notify"] = true
+        return ["create_request": create]
     }
 
     // MARK: A watch left behind
@@ -348,11 +344,9 @@ final class EtcdWatcher: @unchecked Sendable {
 
     /// The newest change under `prefix`: keys only, sorted by `mod_revision`, the last one.
     static func newestChangeRequest(prefix: String) -> [String: Any] {
-        [
-            "key": prefix.isEmpty ? Data([0]).base64EncodedString() : EtcdClient.base64(prefix),
-            "range_end": EtcdClient.rangeEnd(ofPrefix: prefix), "keys_only": true, "limit": "1",
-            "sort_order": "DESCEND", "sort_target": "MOD",
-        ]
+        EtcdClient.range(ofPrefix: prefix).merging(
+            ["keys_only": true, "limit": "1", "sort_order": "DESCEND", "sort_target": "MOD"]
+        ) { current, _ in current }
     }
 
     /// What a line of the stream means for the watch.
