@@ -151,13 +151,13 @@ final class SecretRouter: Sendable {
     }
 
     /// Writes `value` (`nil`: removes it) to the secret store.
-    /// - Throws: ``StorableConfigError/writeFailed(key:reason:)`` naming the key: no config believes it (a
-    ///   ``SecretRoutingStore`` keeps no failed writes), and the setting keeps its last good value.
+    /// - Throws: `WriteNotKept`, a ``StorableConfigError/writeFailed(key:reason:)`` naming the key that no config
+    ///   believes: the setting keeps its last good value, whatever the wrapped store keeps of other failed writes.
     func setValue(_ value: StoredValue?, forKey key: String) throws {
         do {
             try write(value, forKey: key)
         } catch {
-            throw StorableConfigError.writeFailed(key: key, reason: Self.reason(error))
+            throw WriteNotKept(.writeFailed(key: key, reason: Self.reason(error)))
         }
     }
 

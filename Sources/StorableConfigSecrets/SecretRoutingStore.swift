@@ -18,9 +18,8 @@ import StorableConfig
 /// start together move it once. It stays secret for the storage's life: every store that wraps the same storage
 /// with the same secret store routes it, so create every config of the storage over one of them.
 ///
-/// A write of plain and secret values writes the plain ones first; a secret write that fails throws
-/// ``StorableConfigError/writeFailed(key:reason:)`` naming the key, and the setting keeps its last good value
-/// (the store keeps no failed writes). A secret is read from the secret store once, then from memory until
+/// A write of plain and secret values writes the plain ones first; a secret write that fails throws `WriteNotKept`,
+/// a ``StorableConfigError/writeFailed(key:reason:)`` naming the key, and the setting keeps its last good value. A secret is read from the secret store once, then from memory until
 /// ``reload()``; one that cannot be read is reported once, and reads as no value. Docs/Secrets.md has the details.
 public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStore, SecretKeepingStore,
     CustomStringConvertible
@@ -104,8 +103,8 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
     /// The wrapped store's: the secret part of an update is never atomic.
     public var updateAtomicity: ConfigStoreAtomicity { wrappedStore.updateAtomicity }
 
-    /// `false`: the secret store keeps no value whose write failed, so every config reads the key again.
-    public var keepsFailedWrites: Bool { false }
+    /// The wrapped store's: a secret write that fails is thrown as `WriteNotKept`, which no config believes.
+    public var keepsFailedWrites: Bool { wrappedStore.keepsFailedWrites }
 
     /// Reloads the wrapped store, then reads every secret again.
     /// - Throws: What the wrapped store's `reload()` throws, and ``StorableConfigError/reloadFailed(store:reason:)``
@@ -121,29 +120,45 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
         router.split([key]).secret.isEmpty ? wrappedStore.origin(forKey: key) : "the secret store \(router.secrets)"
     }
 
-    /// Moves the values the wrapped store holds for `keys` to the secret store, in one update of the wrapped
-    /// store: a value it holds is always newer than the secret store's (this store never writes a secret to it;
+    /// Moves the values the wrapped store holds for `keys` to the secret store, and removes them there. A value
+    /// the wrapped store holds is always newer than the secret store's (this store never writes a secret to it;
     /// an older version, or a config over the wrapped store, may), so it replaces what the secret store holds.
+    ///
+    /// On a store whose updates are atomic across processes (a JSON file), the values are moved inside one
+    /// `updateValues` of it, so that processes that start together move each once. On another (`UserDefaults`),
+    /// each is read again after it is written to the secret store, and removed only if it is still what was
+    /// written; one rewritten meanwhile is moved again.
     public func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
-        let newKeys = router.notSecret(keys)
+        let newKeys = Set(router.notSecret(keys))
         // The keys the wrapped store holds in plain form: new ones, or secret ones written there since they were
         // moved. Those it holds none of are left alone, and the store is not written.
-        let holding: Set<String>
+        let plain: [String: StoredValue]
         do {
-            holding = Set(try wrappedStore.values(forKeys: keys).keys)
+            plain = try wrappedStore.values(forKeys: keys)
         } catch {
             return [error as? StorableConfigError ?? .reloadFailed(store: "\(wrappedStore)", reason: "\(error)")]
         }
-        let moving = keys.filter(holding.contains)
+        let moving = keys.filter { plain[$0] != nil }.sorted()
         guard !moving.isEmpty else {
-            router.add(newKeys)
+            router.add(Array(newKeys))
             return []
         }
+        let (left, problems) =
+            wrappedStore.updateAtomicity == .acrossProcesses ? moveInOneUpdate(moving) : moveOneByOne(moving, plain)
+        router.add(newKeys.filter { !left.contains($0) })
+        // The configs alive read what was moved for keys that were secret already.
+        let moved = Set(moving.filter { !left.contains($0) && !newKeys.contains($0) })
+        if !moved.isEmpty { storageDidChange(forKeys: moved) }
+        return problems
+    }
+
+    /// Moves `keys` inside one update of the wrapped store. Returns the keys left in it, and the problems.
+    private func moveInOneUpdate(_ keys: [String]) -> (left: Set<String>, [StorableConfigError]) {
         var failures: [String: StorableConfigError] = [:]
         do {
-            _ = try wrappedStore.updateValues(forKeys: moving) { values in
+            _ = try wrappedStore.updateValues(forKeys: keys) { values in
                 failures = [:]
-                for key in moving.sorted() {
+                for key in keys {
                     guard let plain = values[key] else { continue }
                     // Inside the wrapped store's update (under a JSON file's lock), so that no other process moves
                     // it at once: a secret store must not write to the wrapped store (Docs/Secrets.md).
@@ -151,21 +166,53 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
                         try router.write(plain, forKey: key)
                         values[key] = nil
                     } catch {
-                        failures[key] = .secretNotMoved(
-                            key: key, store: router.secrets.description, reason: SecretRouter.reason(error))
+                        failures[key] = notMoved(key, error)
                     }
                 }
             }
         } catch {
             // Not written: the values moved are in both places, and are moved again next time.
-            router.add(newKeys.filter { !holding.contains($0) })
-            return [error as? StorableConfigError ?? .writeFailed(key: moving[0], reason: "\(error)")]
+            return (Set(keys), [error as? StorableConfigError ?? .writeFailed(key: keys[0], reason: "\(error)")])
         }
-        router.add(newKeys.filter { failures[$0] == nil })
-        // The configs alive read what was moved for keys that were secret already.
-        let moved = Set(moving.filter { failures[$0] == nil && !newKeys.contains($0) })
-        if !moved.isEmpty { storageDidChange(forKeys: moved) }
-        return failures.keys.sorted().compactMap { failures[$0] }
+        return (Set(failures.keys), keys.compactMap { failures[$0] })
+    }
+
+    /// Moves `keys`, whose values are `plain`, one at a time, each removed from the wrapped store only while it
+    /// still holds what was moved (a few rounds at most: a writer goes on). Returns the keys left in it, and the
+    /// problems.
+    private func moveOneByOne(_ keys: [String], _ plain: [String: StoredValue]) -> (
+        left: Set<String>, [StorableConfigError]
+    ) {
+        var left: Set<String> = []
+        var problems: [StorableConfigError] = []
+        for key in keys {
+            var value = plain[key]
+            for _ in 0..<3 {
+                guard let current = value else { break }
+                do {
+                    try router.write(current, forKey: key)
+                } catch {
+                    problems.append(notMoved(key, error))
+                    break
+                }
+                value = try? wrappedStore.value(forKey: key)
+                guard value == current else { continue }
+                do {
+                    try wrappedStore.removeValue(forKey: key)
+                } catch {
+                    // Reported; what the store holds now decides (UserDefaults removes it in memory even when it
+                    // cannot save).
+                    problems.append(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
+                }
+                value = try? wrappedStore.value(forKey: key)
+            }
+            if value != nil { left.insert(key) }
+        }
+        return (left, problems)
+    }
+
+    private func notMoved(_ key: String, _ error: any Error) -> StorableConfigError {
+        .secretNotMoved(key: key, store: router.secrets.description, reason: SecretRouter.reason(error))
     }
 }
 

@@ -6,16 +6,35 @@ import StorableConfig
 /// and `UserDefaultsStore` kept them.
 public enum SecretStores {
     /// The secret store for `store`: ``besideFile(at:)`` for a `JSONFileStore`, ``forDefaults(_:suiteName:)`` for a
-    /// `UserDefaultsStore`, a new ``InMemorySecretStore`` for an `InMemoryStore` (nothing of it outlives
-    /// the process), the same secret store for a ``SecretRoutingStore``, and for any other store the one beside the
-    /// default settings file of ``StorableConfig/defaultNamespace``.
+    /// `UserDefaultsStore`, an ``InMemorySecretStore`` for an `InMemoryStore` (one per store: nothing of it outlives
+    /// the process), the same secret store for a ``SecretRoutingStore``, that of the store it wraps for another
+    /// `WrappingConfigStore` (a synced store), and for any other store the one beside the default settings file of
+    /// ``StorableConfig/defaultNamespace``.
     public static func forStore(_ store: any ConfigStore) -> any SecretStore {
         switch store {
         case let file as JSONFileStore: besideFile(at: file.url)
         case let defaults as UserDefaultsStore: forDefaults(defaults.defaults, suiteName: defaults.suiteName)
-        case is InMemoryStore: InMemorySecretStore()
+        case let memory as InMemoryStore: inMemory(for: memory)
         case let routing as SecretRoutingStore: routing.secrets
+        case let wrapper as any WrappingConfigStore: forStore(wrapper.wrappedStore)
         default: besideFile(at: JSONFileStore.defaultURL(namespace: StorableConfig.defaultNamespace))
+        }
+    }
+
+    /// The in-memory secret stores of the `InMemoryStore`s alive, so that two wrappers of one share its secrets.
+    private static let inMemoryStores = Locked<[ObjectIdentifier: (store: Weak, secrets: InMemorySecretStore)]>([:])
+
+    private struct Weak {
+        weak var object: InMemoryStore?
+    }
+
+    private static func inMemory(for store: InMemoryStore) -> InMemorySecretStore {
+        inMemoryStores.withLock { stores in
+            if let entry = stores[ObjectIdentifier(store)], entry.store.object === store { return entry.secrets }
+            stores = stores.filter { $0.value.store.object != nil }
+            let secrets = InMemorySecretStore()
+            stores[ObjectIdentifier(store)] = (Weak(object: store), secrets)
+            return secrets
         }
     }
 

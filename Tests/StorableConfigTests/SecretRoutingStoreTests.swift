@@ -1,7 +1,8 @@
 import Foundation
-import StorableConfig
 import StorableConfigSecrets
 import Testing
+
+@testable import StorableConfig
 
 /// `SecretRoutingStore`, the store of the `StorableConfigSecrets` module that keeps secrets apart, on the core's
 /// public API: what earlier versions of the core's stores kept apart reads back through it, a config straight over
@@ -55,12 +56,71 @@ struct SecretRoutingStoreTests {
         let otherURL = directory.file("other.json")
         _ = KeptSecretConfig(store: SecretRoutingStore(wrapping: try JSONFileStore(url: otherURL)))
         #expect(ReportedErrors.mentioning(otherURL.path).isEmpty)
+        _ = OnlyInMemorySecretConfig(store: InMemoryStore())
+        #expect(ReportedErrors.mentioning("'routedonlymemory.").isEmpty)
+    }
+
+    /// A config over a wrapper that keeps no secrets itself (a synced store, a user's own) reaches the
+    /// `SecretRoutingStore` below it, whose secret store keeps the secret; over a wrapper of a plain file it reports
+    /// the secret kept in plain form, naming the file.
+    @Test func aWrapperAboveTheRoutingStorePassesTheSecretsOnAndOneAboveAPlainFileReportsThem() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = InMemorySecretStore()
+        let routed = RoutedSecretConfig(
+            store: PassingStore(SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)))
+        routed.token = Self.planted
+        routed.name = "plain"
+        #expect(secrets.secret(forKey: routed.$token.key) == Data("\"\(Self.planted)\"".utf8))
+        #expect(try Data(contentsOf: url).range(of: Data(Self.planted.utf8)) == nil)
+        #expect(ReportedErrors.mentioning(url.path).isEmpty)
+
+        let plainURL = directory.file("plain.json")
+        _ = RoutedSecretConfig(store: PassingStore(try JSONFileStore(url: plainURL)))
+        let reports = ReportedErrors.mentioning(plainURL.path)
+        #expect(reports.count == 1, "\(reports)")
+        #expect(reports.first?.key == routed.$token.key)
+    }
+
+    /// Two wrappers of one `InMemoryStore`, each with the default secret store, share its secrets, as two wrappers
+    /// of one file share the directory beside it.
+    @Test func twoWrappersOfOneMemoryStoreShareItsSecrets() {
         let memory = InMemoryStore()
-        _ = KeptSecretConfig(store: memory)
-        let fromMemory = ReportedErrors.mentioning("keeps its value in plain form").filter {
-            !$0.description.contains("/")
-        }
-        #expect(fromMemory.isEmpty, "\(fromMemory)")
+        let first = RoutedSecretConfig(store: SecretRoutingStore(wrapping: memory))
+        let second = RoutedSecretConfig(store: SecretRoutingStore(wrapping: memory))
+        first.token = Self.planted
+        #expect(second.token == Self.planted)
+        // Created afterwards, so that it reads the secret store rather than hearing the write.
+        let third = RoutedSecretConfig(store: SecretRoutingStore(wrapping: memory))
+        #expect(third.token == Self.planted)
+        #expect(memory.value(forKey: first.$token.key) == nil)
+        let other = RoutedSecretConfig(store: SecretRoutingStore(wrapping: InMemoryStore()))
+        #expect(other.token == "")
+    }
+
+    /// The wrapper keeps failed writes as the wrapped store does: a plain value that `UserDefaultsStore` refuses
+    /// (over its size limit) reads as assigned, as over the store itself; a secret whose secret store fails keeps
+    /// its last good value (`WriteNotKept`); both are reported naming the key.
+    @Test func aFailedPlainWriteIsKeptAsTheWrappedStoreKeepsItAndAFailedSecretWriteIsNot() throws {
+        ReportedErrors.install()
+        let suite = "SecretRoutingStoreTests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        let secrets = FailingSecretStore()
+        let limited = UserDefaultsStore(defaults, saving: .onEveryWrite, valueSizeLimit: 16)
+        let config = RoutedSecretConfig(store: SecretRoutingStore(wrapping: limited, secrets: secrets))
+        config.name = "before"
+        config.token = "good"
+        let big = String(repeating: "x", count: 64)
+        config.name = big
+        #expect(config.name == big)
+        #expect(defaults.string(forKey: config.$name.key) == "before")
+        #expect(!ReportedErrors.mentioning("'\(config.$name.key)'").isEmpty)
+        secrets.isLocked = true
+        config.token = "lost-\(Self.planted)"
+        #expect(config.token == "good")
+        #expect(!ReportedErrors.mentioning("'\(config.$token.key)'").isEmpty)
     }
 
     /// The secret store `SecretRoutingStore(wrapping:)` takes for each kind of store: beside a JSON file, beside a
@@ -101,6 +161,43 @@ struct SecretRoutingStoreTests {
         #expect(
             reports.first?.contains(#"stored value {"a": [1,99999999999999999999999]} is left"#) == true, "\(reports)")
     }
+}
+
+final class RoutedSecretConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "routedmemory" }
+    @Setting var name = ""
+    @Setting(secret: true) var token = ""
+}
+
+/// Created over an `InMemoryStore` only.
+final class OnlyInMemorySecretConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "routedonlymemory" }
+    @Setting(secret: true) var token = ""
+}
+
+/// A store that passes every call on to another, as a synced store does, keeping no secrets itself.
+final class PassingStore: IdentifiedConfigStore, WrappingConfigStore {
+    let wrappedStore: any ConfigStore
+
+    init(_ store: any ConfigStore) {
+        wrappedStore = store
+    }
+
+    var storageIdentity: AnyObject { (wrappedStore as? any IdentifiedConfigStore)?.storageIdentity ?? wrappedStore }
+    func value(forKey key: String) throws -> StoredValue? { try wrappedStore.value(forKey: key) }
+    func values(forKeys keys: [String]) throws -> [String: StoredValue] { try wrappedStore.values(forKeys: keys) }
+    func setValue(_ value: StoredValue, forKey key: String) throws { try wrappedStore.setValue(value, forKey: key) }
+    func removeValue(forKey key: String) throws { try wrappedStore.removeValue(forKey: key) }
+    func setValues(_ values: [String: StoredValue], removingValuesForKeys keysToRemove: [String]) throws {
+        try wrappedStore.setValues(values, removingValuesForKeys: keysToRemove)
+    }
+    func updateValues(
+        forKeys keys: [String], _ transform: (inout [String: StoredValue]) throws -> Void
+    ) throws -> [String: StoredValue] {
+        try wrappedStore.updateValues(forKeys: keys, transform)
+    }
+    var updateAtomicity: ConfigStoreAtomicity { wrappedStore.updateAtomicity }
+    var keepsFailedWrites: Bool { wrappedStore.keepsFailedWrites }
 }
 
 final class RoutedCountConfig: StorableConfig, @unchecked Sendable {

@@ -98,8 +98,8 @@ public enum StorableConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// later over the store moves it.
     case secretNotMoved(key: String, store: String, reason: String)
     /// The setting `key` is declared secret, but the store `store` keeps its value in plain form with the
-    /// others, as it keeps any value. Reported once per store and key, for a ``JSONFileStore`` or a
-    /// ``UserDefaultsStore`` that configs are created over directly: wrap it in `SecretRoutingStore`.
+    /// others, as it keeps any value. Reported once per storage and key, for a ``JSONFileStore`` or a
+    /// ``UserDefaultsStore`` that configs are created over without a `SecretRoutingStore` around it.
     case secretKeptInPlainForm(key: String, store: String)
 
     /// What a secret value shows as: `<redacted>`.

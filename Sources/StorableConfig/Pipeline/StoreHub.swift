@@ -171,7 +171,7 @@ final class StoreHub: @unchecked Sendable {
         }
         if let failure {
             report(failure, keys: changes.map(\.key))
-            if !store.keepsFailedWrites {
+            if !store.keepsFailedWrites || failure is WriteNotKept {
                 storageChanged(keys: Set(call.storeKeys))
                 return version
             }
@@ -237,7 +237,7 @@ final class StoreHub: @unchecked Sendable {
         }
         if let failure {
             report(failure, keys: [key])
-            if !store.keepsFailedWrites {
+            if !store.keepsFailedWrites || failure is WriteNotKept {
                 storageChanged(keys: [storeKey])
                 return (version, true)
             }
@@ -371,6 +371,7 @@ final class StoreHub: @unchecked Sendable {
 /// The report of a failed write of `key`: the store's own `writeFailed` as it is when it names the key (a store
 /// that says why one value was refused), not wrapped in a second sentence.
 func writeFailure(key: String, _ failure: any Error) -> StorableConfigError {
+    let failure = (failure as? WriteNotKept)?.error ?? failure
     guard case .writeFailed(let failedKey, let reason) = failure as? StorableConfigError else {
         return .writeFailed(key: key, reason: "\(failure)")
     }

@@ -156,13 +156,32 @@ public protocol WrappingConfigStore: ConfigStore {
     var wrappedStore: any ConfigStore { get }
 }
 
-extension ConfigStore {
-    /// The store at the bottom of the wrappers, if this is one (``WrappingConfigStore``); else this store.
-    var innermostStore: any ConfigStore {
-        var store: any ConfigStore = self
-        while let wrapper = store as? any WrappingConfigStore { store = wrapper.wrappedStore }
-        return store
+/// What a store whose failed writes are kept (``ConfigStore/keepsFailedWrites``) throws for one it did not keep:
+/// a wrapper that sends some keys elsewhere (a secret store that failed) says so, and every config reads those keys
+/// from the store again, as after a failed write of a store that keeps none. `error` is what is reported.
+public struct WriteNotKept: Error, CustomStringConvertible {
+    /// The problem reported: a ``StorableConfigError/writeFailed(key:reason:)`` naming the key, as a rule.
+    public let error: StorableConfigError
+
+    /// A failed write that no config believes, reported as `error`.
+    public init(_ error: StorableConfigError) {
+        self.error = error
     }
+
+    /// The description of `error`.
+    public var description: String { error.description }
+}
+
+extension ConfigStore {
+    /// The stores from this one down through its wrappers (``WrappingConfigStore``), this one first.
+    var storeChain: [any ConfigStore] {
+        var chain: [any ConfigStore] = [self]
+        while let wrapper = chain.last as? any WrappingConfigStore { chain.append(wrapper.wrappedStore) }
+        return chain
+    }
+
+    /// The store at the bottom of the wrappers, if this is one (``WrappingConfigStore``); else this store.
+    var innermostStore: any ConfigStore { storeChain.last ?? self }
 }
 
 /// The earlier name of ``IdentifiedConfigStore``: a store that names the storage it shares.

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A store that keeps the values of secret settings (`@Setting(secret: true)`) apart from the others: the
-/// `SecretRoutingStore` of the `StorableConfigSecrets` library, which sends them to a secret store. A store that
-/// wraps one passes the call on, so that the secrets of the configs created over it stay apart too.
+/// `SecretRoutingStore` of the `StorableConfigSecrets` library, which sends them to a secret store. A config over a
+/// store that wraps one (``WrappingConfigStore``, such as a synced store over it) tells the first such store down
+/// the wrappers, so that the secrets of the configs created over the outer store stay apart too.
 public protocol SecretKeepingStore: ConfigStore {
     /// Sends every later call for `keys` to the secret store, after moving the values stored for them in plain
     /// form there (once: a value moved by another process, or by an earlier config, is not moved again).
@@ -15,14 +16,16 @@ public protocol SecretKeepingStore: ConfigStore {
 extension StorableConfig {
     /// Has the store keep the values of the config's secret settings in its secret store, moving those stored in
     /// plain form there: in the initializer, before the values are read. Over a ``JSONFileStore`` or a
-    /// ``UserDefaultsStore`` of its own, which keep them in plain form, each secret key is reported once: earlier
-    /// versions kept them apart.
+    /// ``UserDefaultsStore``, which keep them in plain form, itself or wrapped by stores none of which keeps
+    /// secrets, each secret key is reported once for the storage: earlier versions of those stores kept them apart.
     func keepSecretsApart() {
         guard !schema.secretKeys.isEmpty else { return }
-        guard let store = store as? any SecretKeepingStore else {
-            guard store is JSONFileStore || store is UserDefaultsStore else { return }
+        let chain = store.storeChain
+        guard let store = chain.lazy.compactMap({ $0 as? any SecretKeepingStore }).first else {
+            let plain = chain.last ?? store
+            guard plain is JSONFileStore || plain is UserDefaultsStore else { return }
             for key in schema.secretKeys where context.hub.isFirstReport(of: "secret\u{0}" + key) {
-                StorableConfig.report(.secretKeptInPlainForm(key: key, store: "\(store)"))
+                StorableConfig.report(.secretKeptInPlainForm(key: key, store: "\(plain)"))
             }
             return
         }

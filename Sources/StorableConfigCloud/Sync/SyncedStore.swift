@@ -47,11 +47,3 @@ final class SyncedStore: IdentifiedConfigStore, WrappingConfigStore {
 
     func origin(forKey key: String) -> String? { engine.origin(forKey: key) }
 }
-
-extension SyncedStore: SecretKeepingStore {
-    /// The local store keeps the secrets apart, if it does: a secret is never synced, and never written in plain
-    /// form because a config is synced.
-    func keepSecrets(forKeys keys: [String]) -> [StorableConfigError] {
-        (engine.local as? any SecretKeepingStore)?.keepSecrets(forKeys: keys) ?? []
-    }
-}
