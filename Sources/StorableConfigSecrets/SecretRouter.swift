@@ -207,8 +207,16 @@ final class SecretRouter: Sendable {
         let plain = values.filter { !secretKeys.contains($0.key) }
         let plainRemovals = keysToRemove.filter { !secretKeys.contains($0) }
         // The plain values first: when a secret then fails, the hub reads every key of the call again, and finds
-        // the plain ones written and the secret ones as they were.
-        if !plain.isEmpty || !plainRemovals.isEmpty { try plainWrite(plain, plainRemovals) }
+        // the plain ones written and the secret ones as they were. When the plain ones fail, the secret ones are
+        // not written: no config may believe them, whatever the wrapped store keeps of its failed writes.
+        if !plain.isEmpty || !plainRemovals.isEmpty {
+            do {
+                try plainWrite(plain, plainRemovals)
+            } catch {
+                let key = (Array(plain.keys) + plainRemovals).min() ?? ""
+                throw WriteNotKept(error as? StorableConfigError ?? .writeFailed(key: key, reason: Self.reason(error)))
+            }
+        }
         for key in secretKeys.sorted() { try setValue(values[key], forKey: key) }
     }
 

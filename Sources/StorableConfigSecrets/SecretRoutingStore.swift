@@ -13,13 +13,13 @@ import StorableConfig
 ///
 /// A key becomes secret when the first config that declares it secret is created over this store, before the
 /// config reads its values: a value the wrapped store holds for it in plain form (written before the setting was
-/// secret, or by a version that kept secrets in the store) is moved to the secret store then, once, inside one
-/// ``ConfigStore/updateValues(forKeys:_:)`` of the wrapped store, so that on a ``JSONFileStore`` processes that
-/// start together move it once. It stays secret for the storage's life: every store that wraps the same storage
+/// secret, or by a version that kept secrets in the store) is moved to the secret store then (see
+/// ``keepSecrets(forKeys:)``). It stays secret for the storage's life: every store that wraps the same storage
 /// with the same secret store routes it, so create every config of the storage over one of them.
 ///
-/// A write of plain and secret values writes the plain ones first; a secret write that fails throws `WriteNotKept`,
-/// a ``StorableConfigError/writeFailed(key:reason:)`` naming the key, and the setting keeps its last good value. A secret is read from the secret store once, then from memory until
+/// A write of plain and secret values writes the plain ones first. A secret write that fails, or one whose plain
+/// part failed, throws `WriteNotKept`, a ``StorableConfigError/writeFailed(key:reason:)`` naming the key, and the
+/// setting keeps its last good value. A secret is read from the secret store once, then from memory until
 /// ``reload()``; one that cannot be read is reported once, and reads as no value. Docs/Secrets.md has the details.
 public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStore, SecretKeepingStore,
     CustomStringConvertible
@@ -143,18 +143,22 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
             router.add(Array(newKeys))
             return []
         }
-        let (left, problems) =
+        let (left, written, problems) =
             wrappedStore.updateAtomicity == .acrossProcesses ? moveInOneUpdate(moving) : moveOneByOne(moving, plain)
         router.add(newKeys.filter { !left.contains($0) })
-        // The configs alive read what was moved for keys that were secret already.
-        let moved = Set(moving.filter { !left.contains($0) && !newKeys.contains($0) })
-        if !moved.isEmpty { storageDidChange(forKeys: moved) }
+        // The configs alive read the secret store's new values of keys that were secret already, moved or not.
+        let changed = written.subtracting(newKeys)
+        if !changed.isEmpty { storageDidChange(forKeys: changed) }
         return problems
     }
 
-    /// Moves `keys` inside one update of the wrapped store. Returns the keys left in it, and the problems.
-    private func moveInOneUpdate(_ keys: [String]) -> (left: Set<String>, [StorableConfigError]) {
+    /// What a move did: the keys it left in the wrapped store, those it wrote to the secret store, the problems.
+    private typealias Move = (left: Set<String>, written: Set<String>, problems: [StorableConfigError])
+
+    /// Moves `keys` inside one update of the wrapped store.
+    private func moveInOneUpdate(_ keys: [String]) -> Move {
         var failures: [String: StorableConfigError] = [:]
+        var written: Set<String> = []
         do {
             _ = try wrappedStore.updateValues(forKeys: keys) { values in
                 failures = [:]
@@ -164,6 +168,7 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
                     // it at once: a secret store must not write to the wrapped store (Docs/Secrets.md).
                     do {
                         try router.write(plain, forKey: key)
+                        written.insert(key)
                         values[key] = nil
                     } catch {
                         failures[key] = notMoved(key, error)
@@ -172,43 +177,61 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
             }
         } catch {
             // Not written: the values moved are in both places, and are moved again next time.
-            return (Set(keys), [error as? StorableConfigError ?? .writeFailed(key: keys[0], reason: "\(error)")])
+            let problem = error as? StorableConfigError ?? .writeFailed(key: keys[0], reason: "\(error)")
+            return (Set(keys), written, [problem])
         }
-        return (Set(failures.keys), keys.compactMap { failures[$0] })
+        return (Set(failures.keys), written, keys.compactMap { failures[$0] })
     }
 
     /// Moves `keys`, whose values are `plain`, one at a time, each removed from the wrapped store only while it
-    /// still holds what was moved (a few rounds at most: a writer goes on). Returns the keys left in it, and the
-    /// problems.
-    private func moveOneByOne(_ keys: [String], _ plain: [String: StoredValue]) -> (
-        left: Set<String>, [StorableConfigError]
-    ) {
+    /// still holds what was moved (a few rounds at most: a writer goes on). A key that cannot be read or removed
+    /// is left, and reported.
+    private func moveOneByOne(_ keys: [String], _ plain: [String: StoredValue]) -> Move {
         var left: Set<String> = []
+        var written: Set<String> = []
         var problems: [StorableConfigError] = []
+        func problem(_ key: String, _ error: any Error) -> StorableConfigError {
+            error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)")
+        }
         for key in keys {
             var value = plain[key]
-            for _ in 0..<3 {
-                guard let current = value else { break }
-                do {
-                    try router.write(current, forKey: key)
-                } catch {
-                    problems.append(notMoved(key, error))
-                    break
+            let reported = problems.count
+            do {
+                for _ in 0..<3 {
+                    guard let current = value else { break }
+                    do {
+                        try router.write(current, forKey: key)
+                    } catch {
+                        problems.append(notMoved(key, error))
+                        break
+                    }
+                    written.insert(key)
+                    value = try wrappedStore.value(forKey: key)
+                    guard value == current else { continue }
+                    do {
+                        try wrappedStore.removeValue(forKey: key)
+                    } catch {
+                        // What the store holds now decides (UserDefaults removes it in memory even when it cannot
+                        // save); either way it is not tried again.
+                        problems.append(problem(key, error))
+                        value = try wrappedStore.value(forKey: key)
+                        break
+                    }
+                    value = try wrappedStore.value(forKey: key)
                 }
-                value = try? wrappedStore.value(forKey: key)
-                guard value == current else { continue }
-                do {
-                    try wrappedStore.removeValue(forKey: key)
-                } catch {
-                    // Reported; what the store holds now decides (UserDefaults removes it in memory even when it
-                    // cannot save).
-                    problems.append(error as? StorableConfigError ?? .writeFailed(key: key, reason: "\(error)"))
-                }
-                value = try? wrappedStore.value(forKey: key)
+            } catch {
+                problems.append(problem(key, error))
             }
-            if value != nil { left.insert(key) }
+            guard value != nil else { continue }
+            left.insert(key)
+            if problems.count == reported {
+                problems.append(
+                    .secretNotMoved(
+                        key: key, store: router.secrets.description,
+                        reason: "it was written again each time it was moved, three times"))
+            }
         }
-        return (left, problems)
+        return (left, written, problems)
     }
 
     private func notMoved(_ key: String, _ error: any Error) -> StorableConfigError {

@@ -11,12 +11,17 @@ public enum SecretStores {
     /// `WrappingConfigStore` (a synced store), and for any other store the one beside the default settings file of
     /// ``StorableConfig/defaultNamespace``.
     public static func forStore(_ store: any ConfigStore) -> any SecretStore {
+        forStore(store, depth: 0)
+    }
+
+    private static func forStore(_ store: any ConfigStore, depth: Int) -> any SecretStore {
         switch store {
         case let file as JSONFileStore: besideFile(at: file.url)
         case let defaults as UserDefaultsStore: forDefaults(defaults.defaults, suiteName: defaults.suiteName)
         case let memory as InMemoryStore: inMemory(for: memory)
         case let routing as SecretRoutingStore: routing.secrets
-        case let wrapper as any WrappingConfigStore: forStore(wrapper.wrappedStore)
+        // A chain of wrappers that loops ends as any other store.
+        case let wrapper as any WrappingConfigStore where depth < 16: forStore(wrapper.wrappedStore, depth: depth + 1)
         default: besideFile(at: JSONFileStore.defaultURL(namespace: StorableConfig.defaultNamespace))
         }
     }
@@ -30,8 +35,9 @@ public enum SecretStores {
 
     private static func inMemory(for store: InMemoryStore) -> InMemorySecretStore {
         inMemoryStores.withLock { stores in
-            if let entry = stores[ObjectIdentifier(store)], entry.store.object === store { return entry.secrets }
+            // The secrets of stores that are gone go with them.
             stores = stores.filter { $0.value.store.object != nil }
+            if let entry = stores[ObjectIdentifier(store)], entry.store.object === store { return entry.secrets }
             let secrets = InMemorySecretStore()
             stores[ObjectIdentifier(store)] = (Weak(object: store), secrets)
             return secrets

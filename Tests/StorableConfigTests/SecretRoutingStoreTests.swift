@@ -106,7 +106,10 @@ struct SecretRoutingStoreTests {
         ReportedErrors.install()
         let suite = "SecretRoutingStoreTests-\(UUID().uuidString)"
         let defaults = try #require(UserDefaults(suiteName: suite))
-        defer { defaults.removePersistentDomain(forName: suite) }
+        defer {
+            defaults.removePersistentDomain(forName: suite)
+            try? FileManager.default.removeItem(at: UserDefaultsStore.propertyListURL(domain: suite))
+        }
         let secrets = FailingSecretStore()
         let limited = UserDefaultsStore(defaults, saving: .onEveryWrite, valueSizeLimit: 16)
         let config = RoutedSecretConfig(store: SecretRoutingStore(wrapping: limited, secrets: secrets))
@@ -116,11 +119,46 @@ struct SecretRoutingStoreTests {
         config.name = big
         #expect(config.name == big)
         #expect(defaults.string(forKey: config.$name.key) == "before")
-        #expect(!ReportedErrors.mentioning("'\(config.$name.key)'").isEmpty)
+        #expect(Self.writeFailures(of: config.$name.key) == 1)
         secrets.isLocked = true
         config.token = "lost-\(Self.planted)"
         #expect(config.token == "good")
-        #expect(!ReportedErrors.mentioning("'\(config.$token.key)'").isEmpty)
+        #expect(Self.writeFailures(of: config.$token.key) == 1)
+    }
+
+    /// A write of a plain and a secret value (a batch) whose plain part fails writes no secret, and no config
+    /// believes the secret: the setting keeps its last good value, as a config created later reads it, whatever
+    /// the wrapped store keeps of its failed writes (a JSON file keeps the plain one).
+    @Test func aBatchWhosePlainPartFailsBelievesNoSecret() throws {
+        ReportedErrors.install()
+        let directory = TemporaryDirectory()
+        let url = directory.file("settings.json")
+        let secrets = InMemorySecretStore()
+        let store = SecretRoutingStore(wrapping: try JSONFileStore(url: url), secrets: secrets)
+        let config = BatchSecretConfig(store: store)
+        config.batch {
+            config.name = "before"
+            config.token = "good"
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path) }
+        config.batch {
+            config.name = "after"
+            config.token = "never-\(Self.planted)"
+        }
+        #expect(config.token == "good")
+        #expect(secrets.secret(forKey: config.$token.key) == Data("\"good\"".utf8))
+        #expect(BatchSecretConfig(store: store).token == "good")
+        #expect(config.name == "after")
+        #expect(ReportedErrors.mentioning(url.path).contains { $0.description.contains("read-only") })
+    }
+
+    /// The write failures reported for `key`.
+    private static func writeFailures(of key: String) -> Int {
+        ReportedErrors.mentioning("'\(key)'").filter { error in
+            if case .writeFailed = error { return true }
+            return false
+        }.count
     }
 
     /// The secret store `SecretRoutingStore(wrapping:)` takes for each kind of store: beside a JSON file, beside a
@@ -165,6 +203,13 @@ struct SecretRoutingStoreTests {
 
 final class RoutedSecretConfig: StorableConfig, @unchecked Sendable {
     override class var namespace: String { "routedmemory" }
+    @Setting var name = ""
+    @Setting(secret: true) var token = ""
+}
+
+/// Written in batches of a plain and a secret value.
+final class BatchSecretConfig: StorableConfig, @unchecked Sendable {
+    override class var namespace: String { "routedbatch" }
     @Setting var name = ""
     @Setting(secret: true) var token = ""
 }

@@ -98,7 +98,8 @@ public protocol ConfigStore: AnyObject, Sendable {
     /// value the store holds and observers are told of no change; a store that other servers share (a fleet's
     /// etcd) chooses it, because a value that one process believes and the others do not is worse than a failed
     /// write. Only a write that failed is affected: a failed read-modify-write (``updateValues(forKeys:_:)``)
-    /// always leaves the configs on what the store holds.
+    /// always leaves the configs on what the store holds. One failed write that a store keeping them did not keep
+    /// is thrown as ``WriteNotKept``.
     var keepsFailedWrites: Bool { get }
 
     /// Re-reads the underlying storage so that changes made by others become visible.
@@ -176,7 +177,12 @@ extension ConfigStore {
     /// The stores from this one down through its wrappers (``WrappingConfigStore``), this one first.
     var storeChain: [any ConfigStore] {
         var chain: [any ConfigStore] = [self]
-        while let wrapper = chain.last as? any WrappingConfigStore { chain.append(wrapper.wrappedStore) }
+        // A wrapper that wraps itself, or one of its wrappers, ends the chain.
+        while let wrapper = chain.last as? any WrappingConfigStore,
+            !chain.contains(where: { $0 === wrapper.wrappedStore })
+        {
+            chain.append(wrapper.wrappedStore)
+        }
         return chain
     }
 
