@@ -47,10 +47,7 @@ final class SecretRouter: Sendable {
     /// that every store over one storage notes the same secret values. Held by the stores; a router no store holds
     /// goes away.
     static func shared(storage: AnyObject, secrets: any SecretStore) -> SecretRouter {
-        // Two file stores on one directory are one place: they share a router, and so what it notes. Worked out
-        // with class casts and text, which every first config over a `UserDefaultsStore` pays for: a cast to a
-        // protocol, formatting an identity into text and a `URL`'s first path operations search the process's
-        // conformances or metadata the first time (a sixth of that config's time, together).
+        // Two file stores on one directory are one place: they share a router, and so what it notes.
         let directory = (secrets as? FileSecretStore)?.directory.path ?? (secrets as? DeferredFileSecretStore)?.path
         let place = directory.map { ($0 as NSString).resolvingSymlinksInPath } ?? Self.text(of: secrets)
         let key = Self.text(of: storage) + " " + place

@@ -120,7 +120,7 @@ public final class SecretRoutingStore: IdentifiedConfigStore, WrappingConfigStor
         router.split([key]).secret.isEmpty ? wrappedStore.origin(forKey: key) : "the secret store \(router.secrets)"
     }
 
-    /// Moves the values the wrapped store holds for `keys` to the secret store, and removes them there. A value
+    /// Moves the values the wrapped store holds for `keys` to the secret store, and removes them from it. A value
     /// the wrapped store holds is always newer than the secret store's (this store never writes a secret to it;
     /// an older version, or a config over the wrapped store, may), so it replaces what the secret store holds.
     ///

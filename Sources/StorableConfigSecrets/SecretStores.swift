@@ -80,8 +80,7 @@ public enum SecretStores {
 /// directories above it, as the settings file's own first write does). One that could not be opened is opened
 /// again at the next use.
 final class DeferredFileSecretStore: SecretStore {
-    /// The directory's path: kept as text, since a `URL`'s first path operations in a process are slow, and this
-    /// store is made, and its place compared, by every first config over a `UserDefaultsStore`.
+    /// The directory's path, which tells two stores of one directory apart from others (``SecretRouter``).
     let path: String
     private let opened = Locked<FileSecretStore?>(nil)
 

@@ -32,22 +32,13 @@ enum FileSystem {
 
     /// Where Linux programs keep settings: `$XDG_CONFIG_HOME` if it is an absolute path, else `$HOME/.config`.
     /// (`NSHomeDirectory()` ignores `$HOME` on Linux; people expect `HOME=/tmp/x` to move their settings.)
+    /// A relative `$HOME` is taken from the working directory now, as `URL(fileURLWithPath:)` takes it.
     static func userConfigDirectory() -> URL {
-        URL(fileURLWithPath: userConfigPath(), isDirectory: true)
-    }
-
-    /// ``userConfigDirectory()``'s path, read with `getenv` and joined as text: `ProcessInfo`'s environment
-    /// copies every variable, and the first `URL.appendingPathComponent` of a process takes about a tenth of a
-    /// millisecond, both paid by every first config over a `UserDefaultsStore` (for its secret store's place).
-    static func userConfigPath() -> String {
         if let configHome = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), configHome.hasPrefix("/") {
-            return configHome
+            return URL(fileURLWithPath: configHome, isDirectory: true)
         }
-        var home = getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        // A relative `$HOME` is taken from the working directory now, as `URL(fileURLWithPath:)` takes it: a
-        // directory kept as text and used later must not move when the program changes its working directory.
-        if !home.hasPrefix("/") { home = joined(FileManager.default.currentDirectoryPath, home) }
-        return joined(home, ".config")
+        let home = getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config", isDirectory: true)
     }
 
     /// `name` in `directory`, joined as text.
