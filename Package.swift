@@ -57,7 +57,7 @@ let package = Package(
             name: "StorableConfigTests",
             dependencies: [
                 "StorableConfig", "StorableConfigSecrets", "StorableConfigTesting", "StorableConfigSchema",
-                "storable-config-demo",
+                "StorableConfigEtcd", "storable-config-demo",
                 "storable-config-stress",
                 "window-v1",
                 "window-v2",

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StorableConfig
+import StorableConfigEtcd
 
 /// `history` and `rollback`: the revisions a store that keeps history (etcd) still has of a setting.
 extension DemoTool {

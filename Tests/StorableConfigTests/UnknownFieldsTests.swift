@@ -1,5 +1,6 @@
 import Foundation
 import StorableConfig
+import StorableConfigEtcd
 import Testing
 
 // An older version of a program writes over a value that a newer version stored: the fields the older type does

@@ -67,31 +67,39 @@ public protocol AnySetting: AnyObject, Sendable {
     func assign(parsing text: String) throws
     /// Removes the stored value, so that the setting reads its default again.
     func reset()
-    /// The values the store still keeps for the setting, newest first, each as text in the form of
-    /// ``valueText``: see ``Setting/history(limit:)``.
-    /// - Throws: ``StorableConfigError/historyNotKept(store:)`` if the store keeps no history.
-    func historyTexts(limit: Int) async throws -> [SettingRevision<String>]
-    /// Assigns the value the setting's key held at `revision`, if the key is still at `seen`: see
-    /// ``Setting/rollBack(to:ifUnchangedSince:)``.
-    func rollBack(to revision: Int64, ifUnchangedSince seen: Int64?) async throws
+    /// The key under which the store holds the value now: ``key``, unless the setting's class was renamed and a
+    /// config of its successor sends the key on (see Docs/Migrations.md); empty for a ``Setting`` that belongs to
+    /// no config. What a module that reads the store itself for a setting (history, a tool) asks the store for.
+    var storeKey: String { get }
+    /// The store of the setting's config; `nil` for a setting that belongs to no config.
+    var store: (any ConfigStore)? { get }
+    /// `stored` as text in the form of ``valueText``, if it is a value of the setting's type as a load would read
+    /// it (fields that another version of the type lacks filled from the default); `nil` if it is not.
+    func valueText(of stored: StoredValue) -> String?
+    /// What an assignment of the value that `stored` holds writes: `stored` decoded as the setting's type (fields
+    /// that another version of the type lacks filled from the default), checked against its range or check, and
+    /// encoded again, with the members of `stored` that this version of the type does not know kept. An
+    /// assignment to an overridden setting is reported once, as any is. Writes nothing: for a module that writes
+    /// the store itself (a rollback's conditional write), then calls ``ConfigStore/storageDidChange(forKeys:)``.
+    /// - Throws: ``StorableConfigError/typeMismatch(key:expectedType:found:reason:foundText:)`` if `stored` is not a
+    ///   value of the type, ``StorableConfigError/invalidValue(key:value:reason:)`` if it fails the check,
+    ///   ``StorableConfigError/encodingFailed(key:reason:)`` if it cannot be encoded again; for a kind of setting
+    ///   that holds no single value (a record collection), ``StorableConfigError/readFailed(key:reason:)``.
+    func storedValueToAssign(_ stored: StoredValue) throws -> StoredValue
 }
 
 extension AnySetting {
-    /// Throws ``StorableConfigError/readFailed(key:reason:)``: history is read for a ``Setting``, not for other
-    /// kinds of settings (a record collection).
-    public func historyTexts(limit: Int) async throws -> [SettingRevision<String>] {
-        throw historyUnsupported
-    }
+    /// ``key``: a kind of setting that knows of no renamed class.
+    public var storeKey: String { key }
+    /// `nil`: a kind of setting that names no store.
+    public var store: (any ConfigStore)? { nil }
+    /// `nil`: no single value.
+    public func valueText(of stored: StoredValue) -> String? { nil }
 
-    /// Throws ``StorableConfigError/readFailed(key:reason:)``: only a ``Setting`` is rolled back, not other kinds
-    /// of settings (a record collection).
-    public func rollBack(to revision: Int64, ifUnchangedSince seen: Int64?) async throws {
-        throw historyUnsupported
-    }
-
-    private var historyUnsupported: StorableConfigError {
-        .readFailed(
-            key: key, reason: "history and rollback are for @Setting properties, not for a \(type(of: self))")
+    /// Throws ``StorableConfigError/readFailed(key:reason:)``: only a ``Setting`` takes one stored value.
+    public func storedValueToAssign(_ stored: StoredValue) throws -> StoredValue {
+        throw StorableConfigError.readFailed(
+            key: key, reason: "a \(type(of: self)) takes no single stored value; only a @Setting property does")
     }
 }
 

@@ -115,8 +115,7 @@ extension Setting {
     public var origin: String {
         if let layer = appliedLayerValue { return layer.candidate.origin }
         guard isSet else { return "the declared default" }
-        guard let binding = locked({ binding }) else { return "the store" }
-        return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
+        return store?.origin(forKey: storeKey) ?? "the store"
     }
 
     /// A value that a file source below the store gives but the setting does not read, because a stored value or

@@ -94,13 +94,19 @@ extension RecordCollection: AnySetting {
     public var valueType: Any.Type { Record.self }
     /// `true`.
     public var holdsRecords: Bool { true }
+    /// The key under which the store holds the records now: see ``AnySetting/storeKey``.
+    public var storeKey: String {
+        guard let binding = lock.withLock({ binding }) else { return "" }
+        return binding.context.hub.storeKey(binding.key)
+    }
+    /// The store of the collection's config; `nil` for a collection that belongs to no config.
+    public var store: (any ConfigStore)? { lock.withLock { binding }?.context.store }
 
     /// `the store` (or what the store says of the records, such as `iCloud (device "iPad")`: see
     /// ``ConfigStore/origin(forKey:)``), or `default` when none is stored.
     public var origin: String {
         guard isSet else { return SettingLayer.default.description }
-        guard let binding = lock.withLock({ binding }) else { return "the store" }
-        return binding.context.store.origin(forKey: binding.context.hub.storeKey(binding.key)) ?? "the store"
+        return store?.origin(forKey: storeKey) ?? "the store"
     }
     /// What ``assign(parsing:)`` accepts: a JSON array of records.
     public var expectedFormat: String { "a JSON array of \(TypeName.of(Record.self)) records" }

@@ -132,7 +132,7 @@ public enum ConfigStoreAtomicity: Sendable, Hashable {
 /// Configs bound to stores with the same ``storageIdentity`` in one process see each other's writes at
 /// once, without the store's help. Changes made elsewhere (another process, a person editing a file, an
 /// operator of a remote store) reach the configs when the store reports them with
-/// ``storageDidChange(forKeys:)``, from any thread, at any time.
+/// ``ConfigStore/storageDidChange(forKeys:)``, from any thread, at any time.
 ///
 /// ```swift
 /// final class RemoteStore: IdentifiedConfigStore {
@@ -194,15 +194,18 @@ extension ConfigStore {
 @available(*, deprecated, renamed: "IdentifiedConfigStore")
 public typealias SharedConfigStore = IdentifiedConfigStore
 
-extension IdentifiedConfigStore {
-    /// Tells every config bound to this storage that the values of `keys` changed outside this process: each
-    /// reads them again with ``ConfigStore/values(forKeys:)`` and tells its observers.
+extension ConfigStore {
+    /// Tells every config bound to this store's storage (its ``IdentifiedConfigStore/storageIdentity``, or the
+    /// store itself) that the values of `keys` changed outside the configs: each reads them again with
+    /// ``ConfigStore/values(forKeys:)`` and tells its observers. A store calls it for a change made in another
+    /// process; a module that writes the store itself (a rollback) calls it after the write.
     ///
     /// Call it after the store's own state holds the new values, without holding a lock that
     /// ``ConfigStore/values(forKeys:)`` takes. Called while the framework is writing to this storage (from
     /// inside ``ConfigStore/setValue(_:forKey:)``), the configs are told when that write ends.
     public func storageDidChange(forKeys keys: Set<String>) {
-        guard let hub = StoreHub.existingHub(for: storageIdentity) else { return }
+        let identity = (self as? any IdentifiedConfigStore)?.storageIdentity ?? self
+        guard let hub = StoreHub.existingHub(for: identity) else { return }
         hub.storeReportedChange()
         hub.storageChanged(keys: keys)
     }

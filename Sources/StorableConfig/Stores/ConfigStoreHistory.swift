@@ -1,6 +1,6 @@
 /// A store that keeps earlier values of its keys, each at a revision, and writes a key only if it is still at
-/// the revision the caller saw: what ``Setting/history(limit:)`` and ``Setting/rollBack(to:ifUnchangedSince:)``
-/// need.
+/// the revision the caller saw: what `Setting.history(limit:)` and `rollBack(to:)`, of the `StorableConfigEtcd`
+/// library, need.
 ///
 /// `EtcdStore` adopts it: etcd keeps every revision of a key until the cluster is compacted.
 ///
