@@ -32,7 +32,7 @@ import StorableConfig
         // Every mutable property is guarded by `lock`: the thread delivering the library's changes and the
         // subscriber's threads (`request`, `cancel`) meet here. The subscriber is called, and what is dropped
         // is released, after the unlock.
-        private let lock = NSLock()
+        private let lock = Lock()
         private var downstream: Downstream?
         private var demand = Subscribers.Demand.none
         private var buffer: [Input] = []

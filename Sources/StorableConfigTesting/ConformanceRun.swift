@@ -248,7 +248,7 @@ extension ConformanceConfig {
 
 /// Problems collected from several threads.
 final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var problems: [String] = []
 
     func add(_ problem: String) {

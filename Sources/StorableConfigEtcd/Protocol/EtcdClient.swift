@@ -19,7 +19,7 @@ final class EtcdClient: @unchecked Sendable {
     /// Opens every connection of this client.
     let connector: Connector
     /// Guards `current`, `token` and `idle`; held for no call.
-    private let state = NSLock()
+    private let state = Lock()
     /// The endpoint that answered last.
     private var current = 0
     private var token: String?

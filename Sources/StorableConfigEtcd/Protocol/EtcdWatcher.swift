@@ -10,7 +10,7 @@ final class EtcdWatcher: @unchecked Sendable {
     private weak var store: EtcdStorage?
     private let client: EtcdClient
     private let prefix: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var connection: HTTPConnection?
     private var stopped = false
     private var endpointIndex = 0

@@ -10,7 +10,7 @@ final class EtcdSnapshotWriter: @unchecked Sendable {
     /// The storage whose values are written; weak, so that a pending write does not keep a store nobody uses.
     private weak var storage: EtcdStorage?
     /// Guards `scheduled`, `lastWrite`, `failing` and `counts`; held for no write.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var scheduled = false
     private var lastWrite: ContinuousClock.Instant?
     /// Whether the last write failed (reported once, until one succeeds).

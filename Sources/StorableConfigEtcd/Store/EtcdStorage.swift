@@ -11,7 +11,7 @@ final class EtcdStorage: IdentifiedConfigStore, @unchecked Sendable, CustomStrin
     let prefix: String
 
     let client: EtcdClient
-    let lock = NSLock()
+    let lock = Lock()
     /// By setting key (without the prefix): the JSON text (or why it cannot be read), `nil` for a deleted key,
     /// and its revision.
     var cache: [String: (value: EtcdAnswer.Value?, revision: Int64)] = [:]

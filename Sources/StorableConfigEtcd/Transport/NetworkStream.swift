@@ -2,6 +2,7 @@
     import Foundation
     import Network
     import Security
+    import StorableConfig
 
     /// TLS to a member on Apple platforms: a Network.framework connection whose callbacks fill a buffer that
     /// ``read(atMost:before:)`` waits on, so that the stream keeps ``ByteStream``'s rule: no call outlives its
@@ -80,7 +81,7 @@
         private final class Verifier: @unchecked Sendable {
             private let context: TLSContext
             private let host: String
-            private let lock = NSLock()
+            private let lock = Lock()
             private var stored: String?
 
             init(context: TLSContext, host: String) {
@@ -166,7 +167,7 @@
 
         /// The error of one send, set on the connection's queue and read after its semaphore.
         private final class SendOutcome: @unchecked Sendable {
-            private let lock = NSLock()
+            private let lock = Lock()
             private var stored: String?
             var error: String? { lock.withLock { stored } }
             func set(_ error: String?) { lock.withLock { stored = error } }
